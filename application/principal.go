@@ -1,0 +1,22 @@
+package application
+
+import (
+	"context"
+	"slices"
+)
+
+// Principal is the authenticated caller of a use case.
+type Principal struct {
+	Subject string   // the token's sub claim, recorded as a plant's creator
+	Scopes  []string // granted scopes
+}
+
+// HasScope reports whether the principal was granted scope.
+func (p Principal) HasScope(scope string) bool { return slices.Contains(p.Scopes, scope) }
+
+// TokenVerifier turns a bearer token into a Principal. Errors match
+// ErrInvalidToken (as a *TokenError) when the token is not acceptable; any
+// other error is a fault of the verifier itself.
+type TokenVerifier interface {
+	Verify(ctx context.Context, token string) (Principal, error)
+}
