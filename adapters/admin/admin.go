@@ -1,0 +1,71 @@
+// Package admin is the inbound adapter of the admin listener: liveness,
+// readiness and Prometheus metrics, kept off the API listener so that they
+// can be reached only from inside the cluster or the host.
+package admin
+
+import (
+	"context"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Pinger reports whether the store answers. Store adapters implement it.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// pingTimeout bounds a readiness check so that a hung store fails it
+// instead of hanging the probe.
+const pingTimeout = 2 * time.Second
+
+// Handler serves /healthz, /readyz and /metrics.
+type Handler struct {
+	mux      *http.ServeMux
+	store    Pinger
+	draining atomic.Bool
+}
+
+// New returns the admin handler. Metrics are gathered from g.
+func New(store Pinger, g prometheus.Gatherer) *Handler {
+	h := &Handler{mux: http.NewServeMux(), store: store}
+	h.mux.HandleFunc("GET /healthz", h.healthz)
+	h.mux.HandleFunc("GET /readyz", h.readyz)
+	h.mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
+	return h
+}
+
+// ServeHTTP serves one admin request.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// Drain makes readiness fail from now on, so that load balancers stop
+// sending traffic while the service shuts down.
+func (h *Handler) Drain() { h.draining.Store(true) }
+
+func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request) {
+	writeStatus(w, http.StatusOK, "ok")
+}
+
+func (h *Handler) readyz(w http.ResponseWriter, r *http.Request) {
+	if h.draining.Load() {
+		writeStatus(w, http.StatusServiceUnavailable, "shutting down")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), pingTimeout)
+	defer cancel()
+	if err := h.store.Ping(ctx); err != nil {
+		writeStatus(w, http.StatusServiceUnavailable, "store unavailable")
+		return
+	}
+	writeStatus(w, http.StatusOK, "ready")
+}
+
+func writeStatus(w http.ResponseWriter, status int, text string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(text + "\n"))
+}

@@ -1,0 +1,59 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+type fakeStore struct{ err error }
+
+func (f *fakeStore) Ping(context.Context) error { return f.err }
+
+func get(t *testing.T, h http.Handler, path string) *httptest.ResponseRecorder {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	return rec
+}
+
+func TestReadinessFollowsTheStoreAndDraining(t *testing.T) {
+	store := &fakeStore{}
+	reg := prometheus.NewRegistry()
+	h := New(store, reg)
+
+	if rec := get(t, h, "/readyz"); rec.Code != http.StatusOK {
+		t.Fatalf("ready store: got %d", rec.Code)
+	}
+	store.err = errors.New("connection refused")
+	if rec := get(t, h, "/readyz"); rec.Code != http.StatusServiceUnavailable {
+		t.Fatalf("store down: got %d", rec.Code)
+	}
+	if rec := get(t, h, "/healthz"); rec.Code != http.StatusOK {
+		t.Fatalf("liveness must not depend on the store: got %d", rec.Code)
+	}
+	store.err = nil
+	if rec := get(t, h, "/readyz"); rec.Code != http.StatusOK {
+		t.Fatalf("store back: got %d", rec.Code)
+	}
+	h.Drain()
+	if rec := get(t, h, "/readyz"); rec.Code != http.StatusServiceUnavailable {
+		t.Fatalf("draining: got %d", rec.Code)
+	}
+}
+
+func TestMetricsAreServedInPrometheusFormat(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "plantstore_example_total", Help: "x"})
+	reg.MustRegister(c)
+	c.Inc()
+	rec := get(t, New(&fakeStore{}, reg), "/metrics")
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "plantstore_example_total 1") {
+		t.Fatalf("metrics: %d %q", rec.Code, rec.Body.String())
+	}
+}

@@ -1,0 +1,5 @@
+// Package httpapi is the inbound HTTP adapter: the chi router that serves
+// POST /plants and GET /openapi.yaml, the strict JSON decoding of requests,
+// bearer authentication through the application's TokenVerifier port, and the
+// one mapper that turns domain and application errors into Error bodies.
+package httpapi

@@ -1,0 +1,130 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/domain"
+)
+
+// metrics are the adapter's Prometheus collectors. Every label has a closed
+// set of values: route patterns, known methods, status codes, outcomes and
+// the verifiers' reasons.
+type metrics struct {
+	requests     *prometheus.CounterVec
+	duration     *prometheus.HistogramVec
+	creates      *prometheus.CounterVec
+	authFailures *prometheus.CounterVec
+}
+
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "plantstore_http_requests_total",
+			Help: "HTTP requests served by the API listener.",
+		}, []string{"route", "method", "status"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "plantstore_http_request_duration_seconds",
+			Help:    "Time to serve an HTTP request on the API listener.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+		}, []string{"route", "method", "status"}),
+		creates: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "plantstore_plant_creates_total",
+			Help: "Create requests that reached the store, by outcome: created, replayed, conflict, unavailable, error.",
+		}, []string{"outcome"}),
+		authFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "plantstore_auth_failures_total",
+			Help: "Requests refused by authentication or authorization, by reason.",
+		}, []string{"reason"}),
+	}
+	if reg == nil {
+		return m, nil
+	}
+	for _, c := range []prometheus.Collector{m.requests, m.duration, m.creates, m.authFailures} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func (m *metrics) observeRequest(route, method string, status int, elapsed time.Duration) {
+	labels := [3]string{route, methodLabel(method), statusLabel(status)}
+	m.requests.WithLabelValues(labels[:]...).Inc()
+	m.duration.WithLabelValues(labels[:]...).Observe(elapsed.Seconds())
+}
+
+func (m *metrics) createOutcome(outcome application.Outcome, err error) {
+	label := "error"
+	switch {
+	case outcome == application.Created:
+		label = "created"
+	case outcome == application.Replayed:
+		label = "replayed"
+	case errors.Is(err, domain.ErrConflict):
+		label = "conflict"
+	case errors.Is(err, application.ErrUnavailable):
+		label = "unavailable"
+	}
+	m.creates.WithLabelValues(label).Inc()
+}
+
+func (m *metrics) authFailure(err error) {
+	reason := "error"
+	var te *application.TokenError
+	switch {
+	case errors.Is(err, errNoToken):
+		reason = "missing"
+	case errors.Is(err, application.ErrForbidden):
+		reason = "scope"
+	case errors.As(err, &te):
+		reason = reasonLabel(te.Reason)
+	}
+	m.authFailures.WithLabelValues(reason).Inc()
+}
+
+// reasonLabel keeps a verifier's reason a short lowercase word so that a
+// misbehaving verifier cannot blow up the label set.
+func reasonLabel(reason string) string {
+	if reason == "" || len(reason) > 24 {
+		return "other"
+	}
+	for i := 0; i < len(reason); i++ {
+		if c := reason[i]; !(c >= 'a' && c <= 'z' || c == '_') {
+			return "other"
+		}
+	}
+	return reason
+}
+
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "OTHER"
+}
+
+// statusLabels avoids formatting the common status codes on every request.
+var statusLabels = func() map[int]string {
+	m := make(map[int]string)
+	for s := 100; s < 600; s++ {
+		if http.StatusText(s) != "" {
+			m[s] = strconv.Itoa(s)
+		}
+	}
+	return m
+}()
+
+func statusLabel(s int) string {
+	if l, ok := statusLabels[s]; ok {
+		return l
+	}
+	return strconv.Itoa(s)
+}

@@ -1,0 +1,115 @@
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// requestInfo is what the outermost middleware learns about a request for its
+// access line; inner handlers fill in the subject.
+type requestInfo struct {
+	id      string
+	subject string
+}
+
+type requestInfoKey struct{}
+
+func infoFrom(ctx context.Context) *requestInfo {
+	info, _ := ctx.Value(requestInfoKey{}).(*requestInfo)
+	return info
+}
+
+// recordingWriter remembers the status and size of a response.
+type recordingWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (w *recordingWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *recordingWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// observe assigns the request id, recovers panics as 50001 and writes one
+// access line and the request metrics for every request.
+func (a *API) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		info := &requestInfo{id: r.Header.Get(requestIDHeader)}
+		if !saneRequestID(info.id) {
+			info.id = a.ids.new()
+		}
+		w.Header()[requestIDHeader] = []string{info.id}
+		rw := &recordingWriter{ResponseWriter: w}
+		r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
+
+		defer func() {
+			if rec := recover(); rec != nil {
+				if rec == http.ErrAbortHandler {
+					panic(rec)
+				}
+				a.log.ErrorContext(r.Context(), "panic serving request",
+					"request_id", info.id, "panic", rec, "stack", string(debug.Stack()))
+				if rw.status == 0 {
+					a.writeError(rw, r, errPanic)
+				}
+			}
+			a.finish(r, rw, info, start)
+		}()
+		next.ServeHTTP(rw, r)
+	})
+}
+
+// errPanic is an unexpected fault; classify maps it to 50001.
+var errPanic = panicError{}
+
+type panicError struct{}
+
+func (panicError) Error() string { return "panic" }
+
+// finish writes the access line and records the request metrics.
+func (a *API) finish(r *http.Request, rw *recordingWriter, info *requestInfo, start time.Time) {
+	elapsed := time.Since(start)
+	if rw.status == 0 {
+		rw.status = http.StatusOK
+	}
+	route := "unmatched"
+	if rctx := chi.RouteContext(r.Context()); rctx != nil {
+		if p := rctx.RoutePattern(); p != "" {
+			route = p
+		}
+	}
+	a.metrics.observeRequest(route, r.Method, rw.status, elapsed)
+	if !a.log.Enabled(r.Context(), slog.LevelInfo) {
+		return
+	}
+	a.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+		slog.String("method", r.Method),
+		slog.String("route", route),
+		slog.Int("status", rw.status),
+		slog.Duration("duration", elapsed),
+		slog.Int("bytes", rw.bytes),
+		slog.String("request_id", info.id),
+		slog.String("subject", info.subject),
+	)
+}

@@ -1,0 +1,113 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/domain"
+)
+
+// PlantCreator is the create-plant use case as this adapter uses it;
+// *application.CreatePlant implements it.
+type PlantCreator interface {
+	Authorize(p application.Principal) error
+	Create(ctx context.Context, p application.Principal, np domain.NewPlant) (domain.Plant, application.Outcome, error)
+}
+
+// createPlant serves POST /plants. The checks run in the contract's order:
+// authentication, content type, size, JSON, fields, then the store. Nothing
+// of the body is read before the caller is authenticated and authorized.
+func (a *API) createPlant(w http.ResponseWriter, r *http.Request) {
+	principal, err := a.authenticate(r)
+	if err == nil {
+		err = a.creator.Authorize(principal)
+	}
+	if err != nil {
+		a.metrics.authFailure(err)
+		a.writeError(w, r, err)
+		return
+	}
+	if err := checkContentType(r); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	buf := bodyPool.Get().(*[]byte)
+	defer bodyPool.Put(buf)
+	body, err := readBody(r, (*buf)[:0], a.maxBodyBytes)
+	*buf = body[:0]
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	np, err := decodeNewPlant(body)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	plant, outcome, err := a.creator.Create(r.Context(), principal, np)
+	a.metrics.createOutcome(outcome, err)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	out := appendPlant(body[:0], plant)
+	*buf = out[:0]
+	writeJSON(w, http.StatusOK, out)
+}
+
+// checkContentType accepts exactly one Content-Type of application/json;
+// parameters are fine, except a charset other than UTF-8.
+func checkContentType(r *http.Request) error {
+	values := r.Header.Values("Content-Type")
+	if len(values) != 1 {
+		return errMediaType
+	}
+	v := values[0]
+	if v == "application/json" {
+		return nil
+	}
+	mediaType, params, err := mime.ParseMediaType(v)
+	if err != nil || mediaType != "application/json" {
+		return errMediaType
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
+		return errMediaType
+	}
+	return nil
+}
+
+// bodyPool recycles request body buffers; most bodies are far below 1 KiB.
+var bodyPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// errUnreadable means the body could not be read (a broken chunked encoding,
+// a client that went away); it is answered as a malformed body.
+var errUnreadable = &syntaxError{offset: -1, problem: "could not be read"}
+
+// readBody reads the whole body into buf, refusing more than limit bytes.
+func readBody(r *http.Request, buf []byte, limit int64) ([]byte, error) {
+	if r.ContentLength > limit {
+		return buf, errTooLarge
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return buf, errTooLarge
+		}
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, errUnreadable
+		}
+	}
+}
