@@ -1,0 +1,44 @@
+# Plant Store. `make help` lists the targets.
+
+GO        ?= go
+BIN       := bin/plantstore
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -s -w -X main.version=$(VERSION)
+PKGS      := ./...
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: run
+run: ## run the service on the embedded store in dev mode (prints a token and a curl line)
+	$(GO) run ./cmd/plantstore serve --dev
+
+.PHONY: test
+test: ## run every test (PostgreSQL suites skip without a server, except under CI=true)
+	$(GO) vet $(PKGS)
+	$(GO) test -race -count=1 $(PKGS)
+
+.PHONY: build
+build: ## build a static binary into bin/
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/plantstore
+
+.PHONY: lint
+lint: ## vet, staticcheck and lint the OpenAPI document
+	$(GO) vet $(PKGS)
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 $(PKGS)
+	npx --yes @redocly/cli@2.77.0 lint docs/openapi.yaml
+
+.PHONY: fuzz
+fuzz: ## fuzz the request decoder for a minute
+	$(GO) test ./adapters/httpapi -run '^$$' -fuzz FuzzDecodeNewPlant -fuzztime 60s
+
+.PHONY: bench
+bench: ## run the Go benchmarks (request path per algorithm, decoder, use case, stores)
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+.PHONY: tidy
+tidy: ## tidy go.mod and go.sum
+	$(GO) mod tidy

@@ -1,0 +1,120 @@
+// Package plantstore_test checks the dependency rule of the hexagon from the
+// import graph, so that it cannot rot: the domain imports the standard
+// library only, the application only the domain, adapters never each other
+// nor cmd, and only cmd knows every adapter.
+package plantstore_test
+
+import (
+	"go/build"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/plantstore/plantstore"
+
+type pkg struct {
+	path        string // import path
+	imports     []string
+	testImports []string
+}
+
+func loadPackages(t *testing.T) []pkg {
+	t.Helper()
+	var pkgs []pkg
+	err := filepath.WalkDir(".", func(dir string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if name := d.Name(); dir != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+			return filepath.SkipDir
+		}
+		p, err := build.ImportDir(dir, 0)
+		if err != nil {
+			return nil // no Go files here
+		}
+		path := module
+		if dir != "." {
+			path += "/" + filepath.ToSlash(dir)
+		}
+		pkgs = append(pkgs, pkg{path: path, imports: p.Imports, testImports: append(p.TestImports, p.XTestImports...)})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+func isStd(path string) bool { return !strings.Contains(strings.SplitN(path, "/", 2)[0], ".") }
+
+func within(path, dir string) bool {
+	return path == module+"/"+dir || strings.HasPrefix(path, module+"/"+dir+"/")
+}
+
+// adapterOf names the adapter a package belongs to: "postgres" for
+// adapters/postgres and adapters/postgres/pgtest.
+func adapterOf(path string) string {
+	rest, ok := strings.CutPrefix(path, module+"/adapters/")
+	if !ok {
+		return ""
+	}
+	return strings.SplitN(rest, "/", 2)[0]
+}
+
+// sharedTestSuites may be imported by any adapter's tests.
+var sharedTestSuites = map[string]bool{
+	module + "/adapters/storetest":       true,
+	module + "/adapters/postgres/pgtest": true,
+	module + "/docs/openapitest":         true,
+}
+
+func TestDependencyRule(t *testing.T) {
+	pkgs := loadPackages(t)
+	if len(pkgs) < 5 {
+		t.Fatalf("found only %d packages; is the test running from the module root?", len(pkgs))
+	}
+	for _, p := range pkgs {
+		check := func(imp string, test bool) {
+			switch {
+			case within(p.path, "domain"):
+				if !isStd(imp) && !(test && within(imp, "domain")) {
+					t.Errorf("%s imports %s: the domain imports the standard library only", p.path, imp)
+				}
+			case within(p.path, "application"):
+				if !isStd(imp) && !within(imp, "domain") && !within(imp, "application") {
+					t.Errorf("%s imports %s: the application imports the domain only", p.path, imp)
+				}
+			case within(p.path, "adapters"):
+				if within(imp, "cmd") {
+					t.Errorf("%s imports %s: adapters never import cmd", p.path, imp)
+				}
+				other := adapterOf(imp)
+				if other != "" && other != adapterOf(p.path) && other != "internal" && !(test && sharedTestSuites[imp]) {
+					t.Errorf("%s imports %s: adapters never import each other", p.path, imp)
+				}
+			}
+		}
+		for _, imp := range p.imports {
+			check(imp, false)
+		}
+		for _, imp := range p.testImports {
+			check(imp, true)
+		}
+	}
+}
+
+// TestOnlyCmdWiresAdapters keeps the knowledge of every adapter in one place.
+func TestOnlyCmdWiresAdapters(t *testing.T) {
+	for _, p := range loadPackages(t) {
+		if within(p.path, "cmd") || within(p.path, "adapters") {
+			continue
+		}
+		for _, imp := range p.imports {
+			if within(imp, "adapters") {
+				t.Errorf("%s imports %s: only cmd wires adapters", p.path, imp)
+			}
+		}
+	}
+}

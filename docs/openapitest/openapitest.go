@@ -1,0 +1,109 @@
+// Package openapitest checks HTTP responses against the service's OpenAPI
+// document, so that every response a test sees is one the contract allows.
+package openapitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
+
+	"github.com/plantstore/plantstore/docs"
+)
+
+// Contract is the loaded document with a router over its operations.
+type Contract struct {
+	doc    *openapi3.T
+	router routers.Router
+}
+
+// Load parses and validates docs/openapi.yaml.
+func Load(t testing.TB) *Contract {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromData(docs.OpenAPI)
+	if err != nil {
+		t.Fatalf("openapi: load: %v", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("openapi: validate: %v", err)
+	}
+	router, err := legacy.NewRouter(doc)
+	if err != nil {
+		t.Fatalf("openapi: router: %v", err)
+	}
+	return &Contract{doc: doc, router: router}
+}
+
+// Check fails t unless resp, whose body is body, is a response the document
+// allows for req. Requests for routes the document does not have (404) or
+// methods it does not serve (405) must answer the documented Error body.
+func (c *Contract) Check(t testing.TB, req *http.Request, resp *http.Response, body []byte) {
+	t.Helper()
+	if resp.Header.Get("X-Request-ID") == "" {
+		t.Errorf("openapi: %s %s answered %d without X-Request-ID", req.Method, req.URL.Path, resp.StatusCode)
+	}
+	route, params, err := c.router.FindRoute(req)
+	if err != nil {
+		c.checkUnrouted(t, req, resp, body)
+		return
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{
+			Request:    req,
+			PathParams: params,
+			Route:      route,
+			Options:    &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+		},
+		Status:  resp.StatusCode,
+		Header:  resp.Header,
+		Body:    io.NopCloser(bytes.NewReader(body)),
+		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
+		t.Errorf("openapi: %s %s answered %d %s %q, which the document does not allow: %v",
+			req.Method, req.URL.Path, resp.StatusCode, resp.Header.Get("Content-Type"), clip(body), err)
+	}
+}
+
+// checkUnrouted validates a 404 or 405 against the document's shared responses.
+func (c *Contract) checkUnrouted(t testing.TB, req *http.Request, resp *http.Response, body []byte) {
+	t.Helper()
+	name := map[int]string{http.StatusNotFound: "NotFound", http.StatusMethodNotAllowed: "MethodNotAllowed"}[resp.StatusCode]
+	ref := c.doc.Components.Responses[name]
+	if name == "" || ref == nil {
+		t.Errorf("openapi: %s %s is not in the document and answered %d, want 404 or 405", req.Method, req.URL.Path, resp.StatusCode)
+		return
+	}
+	for h, hr := range ref.Value.Headers {
+		if hr.Value.Required && resp.Header.Get(h) == "" {
+			t.Errorf("openapi: %d response lacks required header %s", resp.StatusCode, h)
+		}
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Errorf("openapi: %d response has Content-Type %q", resp.StatusCode, ct)
+	}
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Errorf("openapi: %d body is not JSON: %q", resp.StatusCode, clip(body))
+		return
+	}
+	schema := ref.Value.Content.Get("application/json").Schema.Value
+	if err := schema.VisitJSON(v); err != nil {
+		t.Errorf("openapi: %d body %q is not an Error: %v", resp.StatusCode, clip(body), err)
+	}
+}
+
+func clip(b []byte) string {
+	if len(b) > 300 {
+		return string(b[:300]) + "…"
+	}
+	return string(b)
+}
