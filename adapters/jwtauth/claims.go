@@ -1,0 +1,77 @@
+package jwtauth
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// errScopeClaim marks a scope or scp claim of the wrong JSON type.
+var errScopeClaim = errors.New("scope claim is neither a string nor an array of strings")
+
+// tokenClaims is what a token may say about its bearer.
+type tokenClaims struct {
+	jwt.RegisteredClaims
+	Scope scopeList `json:"scope"`
+	Scp   scopeList `json:"scp"`
+}
+
+// scopes merges scope and scp, keeping the first of any duplicates.
+func (c *tokenClaims) scopes() []string {
+	switch {
+	case len(c.Scp) == 0:
+		return c.Scope
+	case len(c.Scope) == 0:
+		return c.Scp
+	}
+	out := append([]string(nil), c.Scope...)
+	for _, s := range c.Scp {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// scopeList reads a space-separated string (OAuth 2.0 "scope") or an array
+// of strings (the "scp" of several identity providers). Either form is
+// accepted in either claim, since issuers disagree.
+type scopeList []string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (s *scopeList) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	switch {
+	case len(data) == 0 || bytes.Equal(data, []byte("null")):
+		*s = nil
+		return nil
+	case data[0] == '"' && bytes.IndexByte(data, '\\') < 0:
+		// The decoder has checked the JSON already: without escapes the
+		// string is the bytes between the quotes.
+		*s = strings.Fields(string(data[1 : len(data)-1]))
+		return nil
+	case data[0] == '"':
+		var str string
+		if err := json.Unmarshal(data, &str); err != nil {
+			return errScopeClaim
+		}
+		*s = strings.Fields(str)
+		return nil
+	case data[0] == '[':
+		var list []string
+		if err := json.Unmarshal(data, &list); err != nil {
+			return errScopeClaim
+		}
+		out := make([]string, 0, len(list))
+		for _, v := range list {
+			out = append(out, strings.Fields(v)...)
+		}
+		*s = out
+		return nil
+	}
+	return errScopeClaim
+}
