@@ -28,7 +28,7 @@ build: ## build a static binary into bin/
 .PHONY: lint
 lint: ## vet, staticcheck and lint the OpenAPI document
 	$(GO) vet $(PKGS)
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 $(PKGS)
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.7.0 $(PKGS)
 	npx --yes @redocly/cli@2.77.0 lint docs/openapi.yaml
 
 .PHONY: fuzz
