@@ -21,7 +21,9 @@ func (nopStore) InsertIfAbsent(_ context.Context, rec application.Record) (domai
 
 type staticVerifier struct{ p application.Principal }
 
-func (v staticVerifier) Verify(context.Context, string) (application.Principal, error) { return v.p, nil }
+func (v staticVerifier) Verify(context.Context, string) (application.Principal, error) {
+	return v.p, nil
+}
 
 // BenchmarkServeCreate is the HTTP adapter's share of a create: router,
 // request id, access log, metrics, decoding, the use case on a no-op store
@@ -69,4 +71,3 @@ func BenchmarkDecodeNewPlant(b *testing.B) {
 		}
 	}
 }
-
