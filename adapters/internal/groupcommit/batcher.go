@@ -1,0 +1,248 @@
+package groupcommit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ErrClosed is returned by Submit once Close has been called.
+var ErrClosed = errors.New("groupcommit: batcher is closed")
+
+// Result is the outcome of one item of a batch.
+type Result[R any] struct {
+	Value R
+	Err   error
+}
+
+// Request states. A request is queued until exactly one of two things
+// happens: a writer takes it into a batch, or its submitter gives up on it.
+// The compare-and-swap between them decides whether the item is flushed.
+const (
+	stateQueued int32 = iota
+	stateTaken
+	stateAbandoned
+)
+
+type request[T, R any] struct {
+	item  T
+	state atomic.Int32
+	done  chan Result[R] // buffered 1, reused with the request
+}
+
+// Batcher runs a flush function over batches of concurrently submitted items.
+// It is safe for concurrent use. Build one with New and stop it with Close.
+type Batcher[T, R any] struct {
+	cfg   Config
+	flush func(ctx context.Context, batch []T) []Result[R]
+	queue chan *request[T, R]
+	pool  sync.Pool
+
+	// mu guards closed and the closing of queue: Submit sends under the
+	// read lock so that Close never closes the channel under a sender.
+	mu     sync.RWMutex
+	closed bool
+
+	ctx     context.Context // parent of every flush context; not any submitter's
+	cancel  context.CancelFunc
+	writers sync.WaitGroup
+}
+
+// New starts a Batcher with cfg.Writers writer goroutines calling flush.
+//
+// flush receives a batch in submission order and must return exactly
+// len(batch) results, result i answering batch[i]; any other count is a
+// programming error and panics the writer. An Err on one result fails that
+// item only; to fail a whole batch, set the same error on every result. The
+// batch slice is reused after flush returns, so flush must not keep it. The
+// context flush receives belongs to the Batcher, not to any submitter: one
+// client giving up never fails the items committed alongside it.
+func New[T, R any](cfg Config, flush func(ctx context.Context, batch []T) []Result[R]) *Batcher[T, R] {
+	cfg = cfg.withDefaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &Batcher[T, R]{
+		cfg:    cfg,
+		flush:  flush,
+		queue:  make(chan *request[T, R], cfg.MaxBatch*cfg.Writers),
+		ctx:    ctx,
+		cancel: cancel,
+	}
+	b.pool.New = func() any { return &request[T, R]{done: make(chan Result[R], 1)} }
+	b.writers.Add(cfg.Writers)
+	for range cfg.Writers {
+		go b.write()
+	}
+	return b
+}
+
+// Submit queues item and blocks until the batch holding it has been flushed,
+// then returns the item's result. If ctx ends before a writer took the item,
+// Submit returns ctx.Err() and the item is never flushed. Once the item is
+// taken, Submit waits for the flush to finish whatever ctx does, so a result
+// is never lost between commit and answer. After Close it returns ErrClosed.
+func (b *Batcher[T, R]) Submit(ctx context.Context, item T) (R, error) {
+	var zero R
+	if err := ctx.Err(); err != nil {
+		return zero, err
+	}
+	r := b.pool.Get().(*request[T, R])
+	r.item = item
+	r.state.Store(stateQueued)
+
+	b.mu.RLock()
+	if b.closed {
+		b.mu.RUnlock()
+		b.release(r)
+		return zero, ErrClosed
+	}
+	select {
+	case b.queue <- r:
+		b.mu.RUnlock()
+	case <-ctx.Done():
+		b.mu.RUnlock()
+		b.release(r)
+		return zero, ctx.Err()
+	}
+
+	select {
+	case res := <-r.done:
+		b.release(r)
+		return res.Value, res.Err
+	case <-ctx.Done():
+		if r.state.CompareAndSwap(stateQueued, stateAbandoned) {
+			// The writer that meets r drops it and recycles it.
+			return zero, ctx.Err()
+		}
+		res := <-r.done
+		b.release(r)
+		return res.Value, res.Err
+	}
+}
+
+// Close stops accepting items, flushes every item already queued, and waits
+// for the writers to finish. It is safe to call more than once.
+func (b *Batcher[T, R]) Close() {
+	b.mu.Lock()
+	if !b.closed {
+		b.closed = true
+		close(b.queue)
+	}
+	b.mu.Unlock()
+	b.writers.Wait()
+	b.cancel()
+}
+
+func (b *Batcher[T, R]) release(r *request[T, R]) {
+	var zero T
+	r.item = zero
+	b.pool.Put(r)
+}
+
+// write is one writer goroutine: it takes a batch, flushes it, answers it,
+// and repeats until the queue is closed and drained.
+func (b *Batcher[T, R]) write() {
+	defer b.writers.Done()
+	w := writer[T, R]{
+		b:     b,
+		reqs:  make([]*request[T, R], 0, b.cfg.MaxBatch),
+		items: make([]T, 0, b.cfg.MaxBatch),
+	}
+	for {
+		r, ok := <-b.queue
+		if !ok {
+			return
+		}
+		w.take(r)
+		open := w.gather()
+		w.flush()
+		if !open {
+			return
+		}
+	}
+}
+
+type writer[T, R any] struct {
+	b     *Batcher[T, R]
+	reqs  []*request[T, R]
+	items []T
+	timer *time.Timer
+}
+
+// take adds r to the batch unless its submitter has already given up.
+func (w *writer[T, R]) take(r *request[T, R]) {
+	if r.state.CompareAndSwap(stateQueued, stateTaken) {
+		w.reqs = append(w.reqs, r)
+		return
+	}
+	w.b.release(r)
+}
+
+// gather fills the batch from the queue up to MaxBatch, waiting at most
+// MaxWait for more. It reports false once the queue is closed and drained.
+func (w *writer[T, R]) gather() bool {
+	max, wait := w.b.cfg.MaxBatch, w.b.cfg.MaxWait
+	var deadline <-chan time.Time
+	for len(w.reqs) < max {
+		select {
+		case r, ok := <-w.b.queue:
+			if !ok {
+				return false
+			}
+			w.take(r)
+			continue
+		default:
+		}
+		if wait == 0 {
+			return true
+		}
+		if deadline == nil {
+			if w.timer == nil {
+				w.timer = time.NewTimer(wait)
+			} else {
+				w.timer.Reset(wait)
+			}
+			deadline = w.timer.C
+		}
+		select {
+		case r, ok := <-w.b.queue:
+			if !ok {
+				return false
+			}
+			w.take(r)
+		case <-deadline:
+			return true
+		}
+	}
+	return true
+}
+
+// flush runs the flush function over the batch and answers every submitter.
+func (w *writer[T, R]) flush() {
+	if len(w.reqs) == 0 {
+		return
+	}
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	for _, r := range w.reqs {
+		w.items = append(w.items, r.item)
+	}
+	ctx, cancel := w.b.ctx, context.CancelFunc(func() {})
+	if w.b.cfg.FlushTimeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, w.b.cfg.FlushTimeout)
+	}
+	results := w.b.flush(ctx, w.items)
+	cancel()
+	if len(results) != len(w.items) {
+		panic(fmt.Sprintf("groupcommit: flush returned %d results for a batch of %d", len(results), len(w.items)))
+	}
+	for i, r := range w.reqs {
+		r.done <- results[i]
+	}
+	clear(w.items)
+	clear(w.reqs)
+	w.items, w.reqs = w.items[:0], w.reqs[:0]
+}
