@@ -1,0 +1,251 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/lib/pq"
+
+	"github.com/plantstore/plantstore/adapters/internal/groupcommit"
+	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/domain"
+)
+
+// maxAttempts bounds how often one batch is run again after a race it lost:
+// a transient error, or a row that a concurrent transaction committed after
+// this statement's snapshot and that must be read back.
+const maxAttempts = 3
+
+// result is the answer for one record of a batch.
+type result = groupcommit.Result[outcome]
+
+// flush stores one batch with one statement and one commit. It is the
+// batcher's flush function: it answers every record, and a record whose row
+// the database refuses fails alone.
+func (s *Store) flush(ctx context.Context, batch []application.Record) []result {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
+	defer cancel()
+
+	// One statement may not name an id twice, and every later create of an
+	// id in the batch must see the first one's row as already stored.
+	unique := make([]application.Record, 0, len(batch))
+	slot := make([]int, len(batch))
+	firstOf := make(map[domain.ID]int, len(batch))
+	for i, rec := range batch {
+		id := rec.Plant.ID()
+		j, seen := firstOf[id]
+		if !seen {
+			j = len(unique)
+			firstOf[id] = j
+			unique = append(unique, rec)
+		}
+		slot[i] = j
+	}
+
+	stored := s.insertAll(ctx, unique)
+	out := make([]result, len(batch))
+	answered := make([]bool, len(unique))
+	for i, j := range slot {
+		out[i] = stored[j]
+		if answered[j] {
+			out[i].Value.inserted = false
+		}
+		answered[j] = true
+	}
+	s.metrics.observeBatch(len(batch), time.Since(start))
+	return out
+}
+
+// insertAll stores recs, whose ids are distinct, and answers each of them.
+func (s *Store) insertAll(ctx context.Context, recs []application.Record) []result {
+	res := make([]result, len(recs))
+	pending := make([]int, len(recs))
+	for i := range pending {
+		pending[i] = i
+	}
+	var lastErr error
+	for attempt := 0; attempt < maxAttempts && len(pending) > 0; attempt++ {
+		missing, err := s.insertOnce(ctx, recs, pending, res)
+		if err == nil {
+			pending, lastErr = missing, nil
+			continue
+		}
+		switch classify(err) {
+		case transient:
+			lastErr = err
+			continue
+		case rowData:
+			s.insertOneByOne(ctx, recs, pending, res, err)
+		default:
+			failed := s.fail("insert", err)
+			for _, p := range pending {
+				res[p].Err = failed
+			}
+		}
+		return res
+	}
+	for _, p := range pending {
+		if lastErr != nil {
+			// Contention that outlasted every attempt: the client may retry.
+			s.log.Warn("store contention", "op", "insert", "err", lastErr)
+			res[p].Err = fmt.Errorf("store: %w (contention)", application.ErrUnavailable)
+		} else {
+			s.log.Error("store fault: plant neither inserted nor found", "id", int64(recs[p].Plant.ID()))
+			res[p].Err = fmt.Errorf("store: plant %d could not be read back", recs[p].Plant.ID())
+		}
+	}
+	return res
+}
+
+// insertOneByOne runs each pending record in its own statement after the
+// batch statement was refused for the data of some row, so that only the
+// offending rows fail.
+func (s *Store) insertOneByOne(ctx context.Context, recs []application.Record, pending []int, res []result, batchErr error) {
+	if len(pending) == 1 {
+		p := pending[0]
+		s.log.Error("store fault: row refused", "id", int64(recs[p].Plant.ID()), "err", batchErr)
+		res[p].Err = fmt.Errorf("store: plant %d refused by the database%s", recs[p].Plant.ID(), sqlState(batchErr))
+		return
+	}
+	for _, p := range pending {
+		res[p] = s.insertAll(ctx, recs[p:p+1])[0]
+	}
+}
+
+// insertOnce runs the batch statement for recs[pending] and records the
+// answer of every record in res. It returns the records whose row was
+// neither inserted nor visible and that the re-read did not find either.
+// On error res is left untouched: nothing of the statement is known.
+func (s *Store) insertOnce(ctx context.Context, recs []application.Record, pending []int, res []result) ([]int, error) {
+	insert, _, err := s.stmts.get(ctx, s.db)
+	if err != nil {
+		return nil, err
+	}
+	n := len(pending)
+	ids := make([]int64, n)
+	names := make([]string, n)
+	tags := make([]sql.NullString, n)
+	creators := make([]string, n)
+	times := make([]string, n)
+	index := make(map[int64]int, n)
+	for k, p := range pending {
+		rec := recs[p]
+		ids[k] = int64(rec.Plant.ID())
+		names[k] = rec.Plant.Name().String()
+		if tag := rec.Plant.Tag(); tag.IsSet() {
+			tags[k] = sql.NullString{String: tag.String(), Valid: true}
+		}
+		creators[k] = rec.CreatedBy
+		times[k] = rec.CreatedAt.UTC().Format(time.RFC3339Nano)
+		index[ids[k]] = p
+	}
+
+	rows, err := insert.QueryxContext(ctx, pq.Array(ids), pq.Array(names), pq.Array(tags), pq.Array(creators), pq.Array(times))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	answers := make(map[int]result, n)
+	for rows.Next() {
+		var (
+			id        int64
+			inserted  bool
+			name, tag sql.NullString
+		)
+		if err := rows.Scan(&id, &inserted, &name, &tag); err != nil {
+			return nil, err
+		}
+		p, ok := index[id]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("batch answered for id %d, which it was not given", id)
+		case inserted:
+			answers[p] = result{Value: outcome{plant: recs[p].Plant, inserted: true}}
+		case name.Valid:
+			answers[p] = s.restore(id, name, tag)
+		}
+	}
+	// Next returns false only after the server's ReadyForQuery, which
+	// follows the commit: an error here means the commit is not known.
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+
+	// A row committed by a concurrent transaction after this statement's
+	// snapshot was taken stopped our insert but is not visible to it.
+	var missing []int
+	for _, p := range pending {
+		if _, ok := answers[p]; !ok {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		if missing, err = s.reread(ctx, recs, missing, answers); err != nil {
+			return nil, err
+		}
+	}
+	for p, a := range answers {
+		res[p] = a
+	}
+	return missing, nil
+}
+
+// reread reads back the rows of recs[missing] with a fresh snapshot, adds
+// those it finds to answers, and returns the ones still not found.
+func (s *Store) reread(ctx context.Context, recs []application.Record, missing []int, answers map[int]result) ([]int, error) {
+	_, reread, err := s.stmts.get(ctx, s.db)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(missing))
+	index := make(map[int64]int, len(missing))
+	for k, p := range missing {
+		ids[k] = int64(recs[p].Plant.ID())
+		index[ids[k]] = p
+	}
+	rows, err := reread.QueryxContext(ctx, pq.Array(ids))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			id        int64
+			name, tag sql.NullString
+		)
+		if err := rows.Scan(&id, &name, &tag); err != nil {
+			return nil, err
+		}
+		if p, ok := index[id]; ok {
+			answers[p] = s.restore(id, name, tag)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var still []int
+	for _, p := range missing {
+		if _, ok := answers[p]; !ok {
+			still = append(still, p)
+		}
+	}
+	return still, nil
+}
+
+// restore rebuilds a stored plant, refusing a row that breaks the rules
+// (one written around the service) instead of serving it.
+func (s *Store) restore(id int64, name, tag sql.NullString) result {
+	var tagp *string
+	if tag.Valid {
+		tagp = &tag.String
+	}
+	plant, err := domain.RestorePlant(id, name.String, tagp)
+	if err != nil {
+		s.log.Error("store fault: stored plant breaks the rules", "id", id, "err", err)
+		return result{Err: fmt.Errorf("store: stored plant %d breaks the plant rules", id)}
+	}
+	return result{Value: outcome{plant: plant}}
+}

@@ -1,0 +1,127 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/lib/pq"
+	"github.com/lib/pq/pqerror"
+)
+
+// Backoff between connection attempts while the database is unreachable.
+const (
+	firstRetryDelay = 100 * time.Millisecond
+	maxRetryDelay   = 2 * time.Second
+)
+
+// waitReady pings until the database answers. A database that is down,
+// starting or full of connections is retried until ConnectTimeout or the end
+// of ctx; one that answers with a definite no (bad password, no such
+// database) fails at once, because waiting will not change its mind.
+func (s *Store) waitReady(ctx context.Context) error {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
+	defer cancel()
+	delay := firstRetryDelay
+	for {
+		attempt, cancelAttempt := context.WithTimeout(ctx, s.cfg.QueryTimeout)
+		err := s.db.PingContext(attempt)
+		cancelAttempt()
+		if err == nil {
+			return nil
+		}
+		if !retryableAtStart(err) {
+			return fmt.Errorf("database at %s refused the connection: %s", s.target, startReason(err))
+		}
+		s.log.Info("database not reachable yet, retrying", "target", s.target, "err", redact(err, s.cfg.URL))
+		select {
+		case <-ctx.Done():
+			elapsed := time.Since(start).Round(100 * time.Millisecond)
+			return fmt.Errorf("database unreachable at %s after %s: %s", s.target, elapsed, startReason(err))
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, maxRetryDelay)
+	}
+}
+
+// retryableAtStart reports whether a failed first contact may succeed later.
+func retryableAtStart(err error) bool {
+	if pqErr := pq.As(err); pqErr != nil {
+		switch {
+		case pqErr.Code.Class() == pqerror.ClassInvalidAuthorizationSpecification,
+			pqErr.Code == pqerror.InvalidPassword,
+			pqErr.Code == pqerror.InvalidCatalogName:
+			return false
+		}
+	}
+	k := classify(err)
+	return k == unavailable
+}
+
+// startReason says why the database could not be reached, in the words of
+// the network where possible ("connection refused", "no such host").
+func startReason(err error) string {
+	var sysErr *os.SyscallError
+	var opErr *net.OpError
+	var dnsErr *net.DNSError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timed out"
+	case errors.As(err, &dnsErr):
+		return dnsErr.Err
+	case errors.As(err, &sysErr):
+		return sysErr.Err.Error()
+	case errors.As(err, &opErr):
+		return opErr.Err.Error()
+	}
+	if pqErr := pq.As(err); pqErr != nil {
+		return strings.Join(strings.Fields(pqErr.Message), " ")
+	}
+	return reason(err)
+}
+
+// target returns the host:port a connection URL points at, for messages that
+// must never show the URL itself (it may carry a password).
+func target(raw string) string {
+	if u, err := url.Parse(raw); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		host := cmp.Or(u.Hostname(), u.Query().Get("host"), "localhost")
+		port := cmp.Or(u.Port(), u.Query().Get("port"), "5432")
+		return net.JoinHostPort(host, port)
+	}
+	host, port := "localhost", "5432"
+	for _, field := range strings.Fields(raw) {
+		if v, ok := strings.CutPrefix(field, "host="); ok {
+			host = v
+		}
+		if v, ok := strings.CutPrefix(field, "port="); ok {
+			port = v
+		}
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// redact returns err's text on one line with the URL's password blanked, for
+// start-up messages.
+func redact(err error, rawURL string) string {
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		err = urlErr.Err // the url.Error itself quotes the whole URL
+	}
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	if u, perr := url.Parse(rawURL); perr == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			msg = strings.ReplaceAll(msg, pw, "xxxxx")
+			if esc := url.UserPassword("", pw).String(); esc != "" {
+				msg = strings.ReplaceAll(msg, strings.TrimPrefix(esc, ":"), "xxxxx")
+			}
+		}
+	}
+	return msg
+}

@@ -1,0 +1,22 @@
+package postgres
+
+import (
+	"testing"
+
+	"github.com/plantstore/plantstore/adapters/storetest"
+	"github.com/plantstore/plantstore/application"
+)
+
+// TestContract runs the behaviour every store adapter shares, unchanged,
+// each case on a fresh database.
+func TestContract(t *testing.T) {
+	storetest.Run(t, storetest.Harness{
+		Open: func(t *testing.T) application.PlantStore {
+			s, _ := newStore(t)
+			return s
+		},
+		Reopen: func(t *testing.T, s application.PlantStore) application.PlantStore {
+			return openStore(t, s.(*Store).cfg.URL)
+		},
+	})
+}

@@ -1,0 +1,62 @@
+package postgres
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// migrationLockRetries is how many one-second waits a replica spends on the
+// migration lock while another replica migrates.
+const migrationLockRetries = 120
+
+// Migrate brings the schema up to date. It is idempotent, and replicas that
+// start together may all call it: a session-level lock lets one of them apply
+// the migrations while the others wait and then find nothing to do.
+func (s *Store) Migrate(ctx context.Context) error {
+	if err := s.checkEncoding(ctx); err != nil {
+		return err
+	}
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		return fmt.Errorf("store: migrations: %w", err)
+	}
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, migrationLockRetries))
+	if err != nil {
+		return fmt.Errorf("store: migration lock: %w", err)
+	}
+	provider, err := goose.NewProvider(goose.DialectPostgres, s.db.DB, sub,
+		goose.WithSessionLocker(locker),
+		goose.WithDisableGlobalRegistry(true),
+		goose.WithSlog(s.log),
+	)
+	if err != nil {
+		return fmt.Errorf("store: migrations: %w", err)
+	}
+	if _, err := provider.Up(ctx); err != nil {
+		return s.fail("migrate", err)
+	}
+	return nil
+}
+
+// checkEncoding refuses a database whose encoding is not UTF-8: there
+// char_length would count bytes, and the CHECK constraints would refuse names
+// that the domain accepts.
+func (s *Store) checkEncoding(ctx context.Context) error {
+	var encoding string
+	if err := s.db.GetContext(ctx, &encoding, "SHOW server_encoding"); err != nil {
+		return s.fail("migrate", err)
+	}
+	if !strings.EqualFold(encoding, "UTF8") {
+		return fmt.Errorf("store: the database encoding is %s; plants need UTF8", encoding)
+	}
+	return nil
+}

@@ -1,0 +1,116 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
+	"github.com/plantstore/plantstore/domain"
+)
+
+func TestMigrateConcurrentlyAndAgain(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	a, b := openStore(t, url), openStore(t, url)
+	ctx := context.Background()
+
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, s := range []*Store{a, b} {
+		wg.Go(func() { errs[i] = s.Migrate(ctx) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatalf("concurrent Migrate: %v", err)
+		}
+	}
+	if err := a.Migrate(ctx); err != nil {
+		t.Fatalf("Migrate on an up-to-date schema: %v", err)
+	}
+
+	var applied int
+	if err := a.db.Get(&applied, "SELECT count(*) FROM goose_db_version WHERE version_id > 0 AND is_applied"); err != nil {
+		t.Fatal(err)
+	}
+	if applied != 1 {
+		t.Fatalf("%d migrations recorded; want 1, applied once", applied)
+	}
+	if _, _, err := a.InsertIfAbsent(ctx, record(t, 1, "Palm", "")); err != nil {
+		t.Fatalf("create after Migrate: %v", err)
+	}
+}
+
+// The CHECK constraints are the second line of defence: they refuse rows
+// written around the service, and never a row the domain accepts.
+func TestCheckConstraintsBackTheDomain(t *testing.T) {
+	s, _ := newStore(t)
+	insert := func(name string, tag *string) error {
+		_, err := s.db.Exec("INSERT INTO plants (id, name, tag, created_by, created_at) VALUES ((SELECT coalesce(max(id), 0) + 1 FROM plants), $1, $2, 'sql', now())", name, tag)
+		return err
+	}
+	str := func(s string) *string { return &s }
+
+	refused := []struct {
+		what string
+		name string
+		tag  *string
+	}{
+		{"empty name", "", nil},
+		{"blank name", "   ", nil},
+		{"name of 201 characters", strings.Repeat("é", 201), nil},
+		{"tab in name", "a\tb", nil},
+		{"DEL in name", "a\x7fb", nil},
+		{"empty tag", "Rose", str("")},
+		{"blank tag", "Rose", str(" ")},
+		{"tag of 65 characters", "Rose", str(strings.Repeat("x", 65))},
+		{"newline in tag", "Rose", str("a\nb")},
+	}
+	for _, c := range refused {
+		if _, err := domain.ParseNewPlant(1, c.name, c.tag); err == nil {
+			t.Fatalf("%s: the domain accepts it; the case is wrong", c.what)
+		}
+		if err := insert(c.name, c.tag); err == nil {
+			t.Errorf("%s: the database accepted it", c.what)
+		}
+	}
+
+	accepted := []struct {
+		what string
+		name string
+		tag  *string
+	}{
+		{"name of 200 four-byte characters", strings.Repeat("🌵", 200), nil},
+		{"tag of 64 characters", "Rose", str(strings.Repeat("ß", 64))},
+		{"spaces around a name", "  Rose  ", str(" red ")},
+		{"C1 control characters", "a\u0085b", str("\u009fx")},
+		{"no-break space with text", "\u00a0Lily", nil},
+	}
+	for _, c := range accepted {
+		if _, err := domain.ParseNewPlant(1, c.name, c.tag); err != nil {
+			t.Fatalf("%s: the domain refuses it (%v); the case is wrong", c.what, err)
+		}
+		if err := insert(c.name, c.tag); err != nil {
+			t.Errorf("%s: the database refused it: %v", c.what, err)
+		}
+	}
+}
+
+func TestMigrateRefusesANonUTF8Database(t *testing.T) {
+	admin := pgtest.Admin(t)
+	url := pgtest.NewDatabase(t)
+	name := pgtest.DatabaseName(url)
+	// Recreate it as SQL_ASCII, where char_length counts bytes.
+	if _, err := admin.Exec("DROP DATABASE " + name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec("CREATE DATABASE " + name + " TEMPLATE template0 ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C'"); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, url)
+	err := s.Migrate(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "UTF8") {
+		t.Fatalf("Migrate on SQL_ASCII = %v; want a refusal naming UTF8", err)
+	}
+}

@@ -1,0 +1,72 @@
+package postgres
+
+import (
+	"context"
+	"sync"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// insertBatch stores a batch of plants in one statement, hence one commit,
+// and says for every input id whether this statement inserted it or, if not,
+// what is stored under it. The outer SELECT reads the snapshot taken before
+// the INSERT: it sees rows committed earlier and not the ones it inserts, so
+// an id that is neither inserted nor seen lost a race to a transaction that
+// committed meanwhile, and the caller reads it back.
+const insertBatch = `
+WITH input AS (
+    SELECT *
+    FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
+        AS t (id, name, tag, created_by, created_at)
+), inserted AS (
+    INSERT INTO plants (id, name, tag, created_by, created_at)
+    SELECT id, name, tag, created_by, created_at FROM input
+    ON CONFLICT (id) DO NOTHING
+    RETURNING id
+)
+SELECT input.id, inserted.id IS NOT NULL, plants.name, plants.tag
+FROM input
+LEFT JOIN inserted ON inserted.id = input.id
+LEFT JOIN plants ON plants.id = input.id`
+
+// rereadPlants reads stored plants back with a fresh snapshot.
+const rereadPlants = `SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[])`
+
+// statements holds the prepared statements. They are prepared on the pool,
+// not on one connection: database/sql prepares them again on whichever
+// connection runs them, so a connection that dies takes nothing with it.
+// Preparing waits for first use because the table exists only after Migrate.
+type statements struct {
+	mu     sync.Mutex
+	insert *sqlx.Stmt
+	reread *sqlx.Stmt
+}
+
+// get returns the prepared statements, preparing them on first use (and
+// again after a failed attempt).
+func (st *statements) get(ctx context.Context, db *sqlx.DB) (insert, reread *sqlx.Stmt, err error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.insert == nil {
+		if st.insert, err = db.PreparexContext(ctx, insertBatch); err != nil {
+			return nil, nil, err
+		}
+	}
+	if st.reread == nil {
+		if st.reread, err = db.PreparexContext(ctx, rereadPlants); err != nil {
+			return nil, nil, err
+		}
+	}
+	return st.insert, st.reread, nil
+}
+
+func (st *statements) close() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, stmt := range []*sqlx.Stmt{st.insert, st.reread} {
+		if stmt != nil {
+			_ = stmt.Close()
+		}
+	}
+	st.insert, st.reread = nil, nil
+}

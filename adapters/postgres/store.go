@@ -1,0 +1,120 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/plantstore/plantstore/adapters/internal/groupcommit"
+	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/domain"
+)
+
+// Store keeps plants in PostgreSQL. It is safe for concurrent use.
+type Store struct {
+	db      *sqlx.DB
+	cfg     Config
+	log     *slog.Logger
+	target  string // host:port, the only part of the URL ever printed
+	stmts   statements
+	metrics *metrics
+	batcher *groupcommit.Batcher[application.Record, outcome]
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ application.PlantStore = (*Store)(nil)
+
+// outcome is what one create did: the plant stored under its id and whether
+// this create stored it.
+type outcome struct {
+	plant    domain.Plant
+	inserted bool
+}
+
+// Open connects to the database at cfg.URL. It retries an unreachable
+// database for cfg.ConnectTimeout (or until ctx ends) and then fails with one
+// line that names the host and the reason, never the password. It does not
+// migrate; call Migrate for that.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	cfg = cfg.withDefaults()
+	if cfg.URL == "" {
+		return nil, errors.New("store: no database URL")
+	}
+	connector, err := pq.NewConnector(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("store: invalid database URL: %s", redact(err, cfg.URL))
+	}
+	db := sqlx.NewDb(sql.OpenDB(connector), "postgres")
+	db.SetMaxOpenConns(cfg.MaxOpenConns)
+	db.SetMaxIdleConns(cfg.MaxIdleConns)
+	db.SetConnMaxLifetime(cfg.ConnMaxLifetime)
+	db.SetConnMaxIdleTime(cfg.ConnMaxIdleTime)
+
+	s := &Store{
+		db:      db,
+		cfg:     cfg,
+		log:     cfg.Logger,
+		target:  target(cfg.URL),
+		metrics: newMetrics(db.DB),
+	}
+	if err := s.waitReady(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	s.batcher = groupcommit.New(cfg.Batch, s.flush)
+	return s, nil
+}
+
+// InsertIfAbsent stores rec unless a plant with its id exists, and returns
+// the plant stored under that id and whether this call stored it. It returns
+// only after the batch holding rec has committed.
+func (s *Store) InsertIfAbsent(ctx context.Context, rec application.Record) (domain.Plant, bool, error) {
+	res, err := s.batcher.Submit(ctx, rec)
+	switch {
+	case err == nil:
+		return res.plant, res.inserted, nil
+	case errors.Is(err, groupcommit.ErrClosed):
+		return domain.Plant{}, false, fmt.Errorf("store: %w (closed)", application.ErrUnavailable)
+	case errors.Is(err, context.Canceled):
+		// The caller gave up before its create was taken into a batch:
+		// nothing was written.
+		return domain.Plant{}, false, fmt.Errorf("store: %w", context.Canceled)
+	case errors.Is(err, context.DeadlineExceeded):
+		return domain.Plant{}, false, fmt.Errorf("store: %w: %w", application.ErrUnavailable, context.DeadlineExceeded)
+	}
+	return domain.Plant{}, false, err // already mapped by flush
+}
+
+// Ping reports whether the database answers, for readiness probes: nil, or
+// an error matching application.ErrUnavailable.
+func (s *Store) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
+	defer cancel()
+	if err := s.db.PingContext(ctx); err != nil {
+		if classify(err) == canceled {
+			return fmt.Errorf("store: %w", context.Canceled)
+		}
+		s.log.Debug("store ping failed", "err", err)
+		return fmt.Errorf("store: %w (%s)", application.ErrUnavailable, reason(err))
+	}
+	return nil
+}
+
+// Close stops accepting creates, commits those already queued, and closes
+// the pool. It is safe to call more than once.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		s.batcher.Close()
+		s.stmts.close()
+		s.closeErr = s.db.Close()
+	})
+	return s.closeErr
+}
