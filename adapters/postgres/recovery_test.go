@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
 	"github.com/plantstore/plantstore/application"
 )
@@ -62,5 +64,39 @@ func TestStoreRecoversWhenTheDatabaseAcceptsConnectionsAgain(t *testing.T) {
 		if _, _, err := s.InsertIfAbsent(ctx, record(t, int64(1000+i), "After", "")); err != nil {
 			t.Fatalf("create %d after recovery: %v", i, err)
 		}
+	}
+}
+
+// A database that does not answer within QueryTimeout makes the store
+// unavailable for that batch, and only for that batch.
+func TestQueryTimeoutIsUnavailableThenPasses(t *testing.T) {
+	s, url := newStore(t, func(c *Config) { c.QueryTimeout = 300 * time.Millisecond })
+	ctx := context.Background()
+	other, err := sqlx.Open("postgres", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	tx, err := other.Beginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec("LOCK TABLE plants IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+
+	_, _, err = s.InsertIfAbsent(ctx, record(t, 1, "Slow", ""))
+	if !errors.Is(err, application.ErrUnavailable) {
+		t.Fatalf("create on a locked table = %v; want ErrUnavailable", err)
+	}
+	assertNoDriverError(t, err)
+
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	rec := record(t, 1, "Slow", "")
+	if got, _, err := s.InsertIfAbsent(ctx, rec); err != nil || !samePlant(got, rec.Plant) {
+		t.Fatalf("create after the lock = %v, %v; want the plant stored", got, err)
 	}
 }
