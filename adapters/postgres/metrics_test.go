@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 )
 
 func TestMetricsCountBatchesAndThePool(t *testing.T) {
@@ -25,6 +26,9 @@ func TestMetricsCountBatchesAndThePool(t *testing.T) {
 	for _, f := range families {
 		for _, m := range f.GetMetric() {
 			if h := m.GetHistogram(); h != nil {
+				if !hasLabel(m.GetLabel(), "store", "postgres") {
+					t.Errorf("%s lacks the label store=\"postgres\"", f.GetName())
+				}
 				found[f.GetName()] = h.GetSampleCount()
 			} else {
 				found[f.GetName()] = 1
@@ -39,4 +43,13 @@ func TestMetricsCountBatchesAndThePool(t *testing.T) {
 	if _, ok := found["go_sql_open_connections"]; !ok {
 		t.Errorf("pool gauges missing; have %v", found)
 	}
+}
+
+func hasLabel(labels []*dto.LabelPair, name, value string) bool {
+	for _, l := range labels {
+		if l.GetName() == name && l.GetValue() == value {
+			return true
+		}
+	}
+	return false
 }
