@@ -122,6 +122,11 @@ func (b *Batcher[T, R]) Submit(ctx context.Context, item T) (R, error) {
 	}
 }
 
+// Queued returns how many items wait to be taken into a batch. It is a
+// snapshot for metrics: a growing queue means the store commits slower than
+// clients submit.
+func (b *Batcher[T, R]) Queued() int { return len(b.queue) }
+
 // Close stops accepting items, flushes every item already queued, and waits
 // for the writers to finish. It is safe to call more than once.
 func (b *Batcher[T, R]) Close() {

@@ -1,0 +1,120 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"testing"
+
+	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/domain"
+)
+
+func TestOneBatchSeesItsOwnEarlierRows(t *testing.T) {
+	s := newStore(t)
+	a := mustPlant(t, 7, "Basil", ptr("herb"))
+	b := mustPlant(t, 7, "Thyme", ptr("herb"))
+	c := mustPlant(t, 8, "Mint", nil)
+
+	results := s.flush(context.Background(), []application.Record{recordOf(a), recordOf(a), recordOf(b), recordOf(c)})
+
+	want := []insertOutcome{{a, true}, {a, false}, {a, false}, {c, true}}
+	for i, r := range results {
+		if r.Err != nil || r.Value != want[i] {
+			t.Errorf("create %d: %+v, %v; want %+v", i, r.Value, r.Err, want[i])
+		}
+	}
+}
+
+func TestABadStoredRowFailsOnlyItsOwnCreate(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	// A control character passes the schema's length check but not the
+	// plant rules: the row must be reported, not served.
+	if _, err := s.write.ExecContext(ctx,
+		`INSERT INTO plants (id, name, tag, created_by, created_at) VALUES (1, 'bad'||char(7), NULL, 'sql', '')`); err != nil {
+		t.Fatal(err)
+	}
+	bad := mustPlant(t, 1, "bad", nil)
+	good := mustPlant(t, 2, "good", nil)
+
+	results := s.flush(ctx, []application.Record{recordOf(bad), recordOf(good)})
+
+	if results[0].Err == nil || errors.Is(results[0].Err, application.ErrUnavailable) {
+		t.Errorf("create over the bad row: %v, want a fault", results[0].Err)
+	}
+	if r := results[1]; r.Err != nil || r.Value != (insertOutcome{good, true}) {
+		t.Errorf("neighbour create: %+v, %v; want inserted", r.Value, r.Err)
+	}
+	stored, inserted, err := s.InsertIfAbsent(ctx, recordOf(good))
+	if err != nil || inserted || stored != good {
+		t.Errorf("neighbour not committed: %v, %v, %v", stored, inserted, err)
+	}
+}
+
+func TestCloseFinishesWaitingCreates(t *testing.T) {
+	s := newStore(t)
+	entered, release := make(chan struct{}), make(chan struct{})
+	first := true
+	s.beforeFlush = func() {
+		if first {
+			first = false
+			close(entered)
+			<-release
+		}
+	}
+	type outcome struct {
+		inserted bool
+		err      error
+	}
+	plants := []domain.Plant{mustPlant(t, 1, "One", nil), mustPlant(t, 2, "Two", nil), mustPlant(t, 3, "Three", nil)}
+	outcomes := make([]chan outcome, len(plants))
+	create := func(i int) {
+		outcomes[i] = make(chan outcome, 1)
+		go func() {
+			_, inserted, err := s.InsertIfAbsent(context.Background(), recordOf(plants[i]))
+			outcomes[i] <- outcome{inserted, err}
+		}()
+	}
+	create(0)
+	<-entered // the first batch is being written
+	create(1)
+	create(2)
+	for s.batcher.Queued() < 2 { // the two others wait for the next batch
+		runtime.Gosched()
+	}
+
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	for !s.closing.Load() {
+		runtime.Gosched()
+	}
+	close(release)
+	if err := <-closed; err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+
+	for i, ch := range outcomes {
+		select {
+		case o := <-ch:
+			if o.err != nil || !o.inserted {
+				t.Errorf("create %d: inserted=%v, %v; want committed", i, o.inserted, o.err)
+			}
+		default:
+			t.Errorf("create %d still waiting after Close returned", i)
+		}
+	}
+	if _, _, err := s.InsertIfAbsent(context.Background(), recordOf(mustPlant(t, 4, "Four", nil))); !errors.Is(err, application.ErrUnavailable) {
+		t.Errorf("create after Close = %v, want ErrUnavailable", err)
+	}
+	if err := s.Ping(context.Background()); !errors.Is(err, application.ErrUnavailable) {
+		t.Errorf("Ping after Close = %v, want ErrUnavailable", err)
+	}
+
+	again := openMigrated(t, s.path)
+	for _, p := range plants {
+		if stored, inserted, err := again.InsertIfAbsent(context.Background(), recordOf(p)); err != nil || inserted || stored != p {
+			t.Errorf("plant %d not durable: %v, %v, %v", p.ID(), stored, inserted, err)
+		}
+	}
+}

@@ -1,0 +1,13 @@
+// Package sqlite is the embedded plant store: a single SQLite file, reached
+// through the pure-Go modernc.org/sqlite driver, so the service runs with no
+// database server and no cgo.
+//
+// Durability: the file runs in WAL mode with synchronous=FULL, so every
+// commit is fsynced before InsertIfAbsent returns; an acknowledged plant
+// survives a crash of the process or of the operating system.
+//
+// Throughput: SQLite allows one writer at a time, and an fsync per commit
+// would cap creates at the disk's fsync rate. Creates therefore go through a
+// group-commit batcher: whatever arrives while one transaction commits is
+// written by the next, one transaction and one fsync for the whole batch.
+package sqlite

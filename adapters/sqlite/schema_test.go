@@ -1,0 +1,38 @@
+package sqlite
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// The table refuses rows the plant rules refuse, even when written around
+// the application.
+func TestSchemaRefusesBadRows(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	insert := func(id int64, name, tag any) error {
+		_, err := s.write.ExecContext(ctx,
+			`INSERT INTO plants (id, name, tag, created_by, created_at) VALUES (?, ?, ?, 'sql', '2026-01-01T00:00:00.000000000Z')`,
+			id, name, tag)
+		return err
+	}
+	for _, c := range []struct {
+		what      string
+		name, tag any
+	}{
+		{"empty name", "", nil},
+		{"name of 201 characters", strings.Repeat("a", 201), nil},
+		{"null name", nil, nil},
+		{"empty tag", "Fern", ""},
+		{"tag of 65 characters", "Fern", strings.Repeat("🌵", 65)},
+	} {
+		if err := insert(1, c.name, c.tag); err == nil {
+			t.Errorf("%s: accepted", c.what)
+		}
+	}
+	// Lengths count characters, not bytes: 200 four-byte characters fit.
+	if err := insert(2, strings.Repeat("🌵", 200), strings.Repeat("🌵", 64)); err != nil {
+		t.Errorf("200-character name of 800 bytes: %v", err)
+	}
+}
