@@ -76,7 +76,7 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	message := p.message
 	switch {
 	case !known:
-		id := w.Header().Get(requestIDHeader)
+		id := w.Header().Get(requestIDKey)
 		message = "internal error; quote request id " + id + " when reporting it"
 		a.log.ErrorContext(r.Context(), "request failed", "request_id", id, "error", err.Error())
 	case p.showErr:

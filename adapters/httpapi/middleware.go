@@ -59,7 +59,7 @@ func (a *API) observe(next http.Handler) http.Handler {
 		if !saneRequestID(info.id) {
 			info.id = a.ids.new()
 		}
-		w.Header()[requestIDHeader] = []string{info.id}
+		w.Header()[requestIDKey] = []string{info.id}
 		rw := &recordingWriter{ResponseWriter: w}
 		r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
 

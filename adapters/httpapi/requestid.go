@@ -3,11 +3,15 @@ package httpapi
 import (
 	"crypto/rand"
 	"encoding/base32"
+	"net/http"
 	"strconv"
 	"sync/atomic"
 )
 
 const requestIDHeader = "X-Request-ID"
+
+// requestIDKey is the header's canonical key, for direct map access.
+var requestIDKey = http.CanonicalHeaderKey(requestIDHeader)
 
 // maxRequestIDLength bounds a client's request id that is echoed back.
 const maxRequestIDLength = 128

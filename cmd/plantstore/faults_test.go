@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/fx"
+
+	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/domain"
+)
+
+// faultyStore stands in for a store adapter to show how faults are answered.
+type faultyStore struct{ err error }
+
+func (f faultyStore) InsertIfAbsent(context.Context, application.Record) (domain.Plant, bool, error) {
+	if f.err == nil {
+		panic("store exploded")
+	}
+	return domain.Plant{}, false, f.err
+}
+
+func withStore(s application.PlantStore) fx.Option {
+	return fx.Decorate(func(application.PlantStore) application.PlantStore { return s })
+}
+
+func TestFaultsAreErrorBodies(t *testing.T) {
+	tests := []struct {
+		name   string
+		store  application.PlantStore
+		status int
+		code   string
+	}{
+		{"store unavailable", faultyStore{err: fmt.Errorf("pool: %w", application.ErrUnavailable)}, 503, "50301"},
+		{"store timeout", faultyStore{err: context.DeadlineExceeded}, 503, "50301"},
+		{"unexpected fault", faultyStore{err: errors.New("pq: relation \"plants\" does not exist")}, 500, "50001"},
+		{"panic", faultyStore{}, 500, "50001"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := startService(t, storeURLs()["sqlite"](t), nil, withStore(tt.store))
+			r := s.create(t, `{"id":1,"name":"a"}`)
+			r.expectError(t, tt.status, tt.code)
+			if tt.status == 503 && r.header.Get("Retry-After") == "" {
+				t.Fatal("503 without Retry-After")
+			}
+			if tt.status == 500 {
+				id := r.header.Get("X-Request-ID")
+				if !strings.Contains(r.body, id) || strings.Contains(r.body, "pq") || strings.Contains(r.body, "exploded") {
+					t.Fatalf("a 500 carries the request id and nothing else: %s", r.body)
+				}
+			}
+			// The service keeps serving.
+			s.do(t, "GET", "/openapi.yaml", nil, nil).expect(t, 200, "")
+		})
+	}
+}
+
+// TestRefusedRequestsAreNotRead sends headers that fail authentication and
+// then never sends the announced body: the answer must come anyway.
+func TestRefusedRequestsAreNotRead(t *testing.T) {
+	s := startService(t, storeURLs()["sqlite"](t), nil)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.api, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /plants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n")
+	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	buf := make([]byte, 4096)
+	n, err := conn.Read(buf)
+	if err != nil {
+		t.Fatalf("no answer without the body: %v", err)
+	}
+	if !strings.HasPrefix(string(buf[:n]), "HTTP/1.1 401") {
+		t.Fatalf("got %q", buf[:n])
+	}
+	_ = http.StatusUnauthorized
+}

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+
+	"go.uber.org/fx"
+)
+
+// migrate applies the store's schema migrations and exits. It is safe to run
+// again: applied migrations are skipped.
+func migrate(ctx context.Context, args []string, getenv func(string) (string, bool), stdout, _ io.Writer) error {
+	cfg, err := loadConfig("migrate", args, getenv, stdout)
+	if err != nil {
+		return err
+	}
+	cfg.Migrate = false // applied below, once, with the caller's context
+	app := fx.New(
+		coreModule(cfg, stdout),
+		storeModule(cfg),
+		fx.NopLogger,
+		fx.Invoke(func(m migrator, log *slog.Logger) error {
+			if err := m.Migrate(ctx); err != nil {
+				return err
+			}
+			log.Info("schema is up to date")
+			return nil
+		}),
+	)
+	if err := app.Err(); err != nil {
+		return startError(err)
+	}
+	return app.Stop(ctx)
+}

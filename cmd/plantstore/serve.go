@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"go.uber.org/dig"
+	"go.uber.org/fx"
+)
+
+// serve runs the service until ctx ends, then stops it gracefully.
+func serve(ctx context.Context, args []string, getenv func(string) (string, bool), stdout, stderr io.Writer) error {
+	cfg, err := loadConfig("serve", args, getenv, stdout)
+	if err != nil {
+		return err
+	}
+	var dev *devSetup
+	if !cfg.hasKey() {
+		if !cfg.Dev {
+			return errors.New("no token key configured: set PLANTSTORE_JWT_SECRET_FILE, PLANTSTORE_JWT_PUBLIC_KEY_FILE or PLANTSTORE_JWKS_URL, or run `plantstore serve --dev` for development")
+		}
+		if dev, err = prepareDev(cfg); err != nil {
+			return err
+		}
+	}
+	var log *slog.Logger
+	var ls *Listeners
+	app := newApp(cfg, stdout, fx.Populate(&log, &ls))
+	if err := app.Err(); err != nil {
+		return startError(err)
+	}
+	log.Info("starting", append([]any{"version", buildVersion()}, cfg.logAttrs()...)...)
+	if err := app.Start(ctx); err != nil {
+		return startError(err)
+	}
+	if dev != nil {
+		dev.announce(stderr, ls.API)
+	}
+	<-ctx.Done()
+	log.Info("shutting down", "grace_period", cfg.ShutdownTimeout.String())
+	stopCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout+10e9)
+	defer cancel()
+	if err := app.Stop(stopCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// startError reduces fx's wrapped start-up error to its cause: one line.
+func startError(err error) error {
+	return dig.RootCause(err)
+}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"go.uber.org/fx"
+
+	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
+	"github.com/plantstore/plantstore/docs/openapitest"
+)
+
+// service is one running, fully wired plantstore for a test.
+type service struct {
+	api, admin string // base URLs
+	secret     []byte
+	rsaKey     *rsa.PrivateKey
+	logs       *syncBuffer
+	contract   *openapitest.Contract
+	client     *http.Client
+}
+
+// syncBuffer collects the service's log lines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// storeURLs is the table of stores every HTTP contract test runs on.
+func storeURLs() map[string]func(t *testing.T) string {
+	return map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "plants.db") },
+		"postgres": func(t *testing.T) string { return pgtest.NewDatabase(t) },
+	}
+}
+
+// forEachStore runs test against a service on each store.
+func forEachStore(t *testing.T, test func(t *testing.T, databaseURL string)) {
+	for name, url := range storeURLs() {
+		t.Run(name, func(t *testing.T) { test(t, url(t)) })
+	}
+}
+
+// startService starts the whole wired app with an HS256 secret and an RSA
+// public key configured, plus the given settings and fx options.
+func startService(t *testing.T, databaseURL string, env map[string]string, opts ...fx.Option) *service {
+	t.Helper()
+	dir := t.TempDir()
+	s := &service{secret: []byte("a-test-secret-that-is-long-enough-for-hs256"), logs: &syncBuffer{}, contract: openapitest.Load(t)}
+	var err error
+	if s.rsaKey, err = rsa.GenerateKey(rand.Reader, 2048); err != nil {
+		t.Fatal(err)
+	}
+	der, _ := x509.MarshalPKIXPublicKey(&s.rsaKey.PublicKey)
+	write(t, filepath.Join(dir, "secret"), append(s.secret, '\n'))
+	write(t, filepath.Join(dir, "keys.pem"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+
+	vars := map[string]string{
+		"PLANTSTORE_ADDR":                "127.0.0.1:0",
+		"PLANTSTORE_ADMIN_ADDR":          "127.0.0.1:0",
+		"PLANTSTORE_DATABASE_URL":        databaseURL,
+		"PLANTSTORE_JWT_SECRET_FILE":     filepath.Join(dir, "secret"),
+		"PLANTSTORE_JWT_PUBLIC_KEY_FILE": filepath.Join(dir, "keys.pem"),
+		"PLANTSTORE_LOG_LEVEL":           "info",
+	}
+	for k, v := range env {
+		vars[k] = v
+	}
+	getenv := func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
+	cfg, err := loadConfig("serve", nil, getenv, io.Discard)
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	var ls *Listeners
+	app := newApp(cfg, s.logs, append(opts, fx.Populate(&ls))...)
+	if err := app.Err(); err != nil {
+		t.Fatalf("wiring: %v", startError(err))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := app.Start(ctx); err != nil {
+		t.Fatalf("start: %v", startError(err))
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := app.Stop(ctx); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	})
+	s.api = "http://" + ls.API.String()
+	s.admin = "http://" + ls.Admin.String()
+	s.client = &http.Client{Timeout: 30 * time.Second}
+	return s
+}
+
+func write(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// token signs claims with the service's HS256 secret; exp defaults to an
+// hour from now and scope to plants:write.
+func (s *service) token(t *testing.T, claims jwt.MapClaims) string {
+	t.Helper()
+	return s.sign(t, jwt.SigningMethodHS256, s.secret, claims)
+}
+
+func (s *service) sign(t *testing.T, m jwt.SigningMethod, key any, claims jwt.MapClaims) string {
+	t.Helper()
+	c := jwt.MapClaims{"sub": "alice", "scope": "plants:write", "exp": time.Now().Add(time.Hour).Unix()}
+	for k, v := range claims {
+		if v == nil {
+			delete(c, k)
+		} else {
+			c[k] = v
+		}
+	}
+	tok, err := jwt.NewWithClaims(m, c).SignedString(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// response is what a test sees of one exchange.
+type response struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// do sends a request and checks the response against the OpenAPI document.
+func (s *service) do(t *testing.T, method, path string, header map[string]string, body []byte) response {
+	t.Helper()
+	req, err := http.NewRequest(method, s.api+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.contract.Check(t, req, resp, b)
+	return response{status: resp.StatusCode, header: resp.Header, body: string(b)}
+}
+
+// create posts body to /plants with a valid token.
+func (s *service) create(t *testing.T, body string) response {
+	t.Helper()
+	return s.do(t, http.MethodPost, "/plants", map[string]string{
+		"Authorization": "Bearer " + s.token(t, nil),
+		"Content-Type":  "application/json",
+	}, []byte(body))
+}
+
+func (s *service) adminGet(t *testing.T, path string) response {
+	t.Helper()
+	resp, err := s.client.Get(s.admin + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return response{status: resp.StatusCode, header: resp.Header, body: string(b)}
+}
+
+func (r response) expect(t *testing.T, status int, body string) {
+	t.Helper()
+	if r.status != status || (body != "" && r.body != body) {
+		t.Fatalf("got %d %s, want %d %s", r.status, r.body, status, body)
+	}
+}
+
+// expectError checks the status and the Error code.
+func (r response) expectError(t *testing.T, status int, code string) {
+	t.Helper()
+	if r.status != status || !strings.HasPrefix(r.body, `{"error":`+code+`,"message":"`) {
+		t.Fatalf("got %d %s, want %d with error %s", r.status, r.body, status, code)
+	}
+	if ct := r.header.Get("Content-Type"); ct != "application/json" {
+		t.Fatalf("Content-Type %q", ct)
+	}
+}

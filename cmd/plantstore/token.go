@@ -1,0 +1,60 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/plantstore/plantstore/adapters/jwtauth"
+)
+
+// token mints an HS256 token signed with the configured secret (or, with
+// --dev, the local development secret) and prints it.
+func token(args []string, getenv func(string) (string, bool), stdout, stderr io.Writer) error {
+	env := func(name string) string { v, _ := getenv(name); return v }
+	fs := flag.NewFlagSet("token", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	secretFile := fs.String("jwt-secret-file", env("PLANTSTORE_JWT_SECRET_FILE"), "file holding the HS256 secret (PLANTSTORE_JWT_SECRET_FILE)")
+	dev := fs.Bool("dev", false, "sign with the local development secret that `serve --dev` uses")
+	subject := fs.String("subject", "dev", "the token's sub claim, recorded as the creator of plants")
+	scope := fs.String("scope", defaultScope(env), "space-separated scopes granted by the token")
+	ttl := fs.Duration("ttl", time.Hour, "how long the token is valid")
+	issuer := fs.String("issuer", env("PLANTSTORE_JWT_ISSUER"), "iss claim (PLANTSTORE_JWT_ISSUER)")
+	audience := fs.String("audience", env("PLANTSTORE_JWT_AUDIENCE"), "aud claim (PLANTSTORE_JWT_AUDIENCE)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: plantstore token [flags]\n\nMints an HS256 token for development and tests.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dev && *secretFile == "" {
+		*secretFile = devSecretPath
+	}
+	if *secretFile == "" {
+		return errors.New("token: set --jwt-secret-file (or PLANTSTORE_JWT_SECRET_FILE), or use --dev")
+	}
+	if *ttl <= 0 {
+		return errors.New("token: --ttl must be positive")
+	}
+	secret, err := jwtauth.ReadSecretFile(*secretFile)
+	if err != nil {
+		return err
+	}
+	tok, err := jwtauth.MintHS256(secret, *subject, strings.Fields(*scope), *ttl, *issuer, *audience)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, tok)
+	return nil
+}
+
+func defaultScope(env func(string) string) string {
+	if s := env("PLANTSTORE_REQUIRED_SCOPE"); s != "" {
+		return s
+	}
+	return "plants:write"
+}
