@@ -15,9 +15,10 @@ type metrics struct {
 	pool          prometheus.Collector
 	batchDuration prometheus.Histogram
 	batchSize     prometheus.Histogram
+	queued        prometheus.GaugeFunc
 }
 
-func newMetrics(db *sql.DB) *metrics {
+func newMetrics(db *sql.DB, queued func() int) *metrics {
 	// The embedded store publishes the same names with store="sqlite", so
 	// one dashboard serves both.
 	labels := prometheus.Labels{"store": "postgres"}
@@ -35,6 +36,11 @@ func newMetrics(db *sql.DB) *metrics {
 			ConstLabels: labels,
 			Buckets:     prometheus.ExponentialBuckets(1, 2, 9), // 1 to 256
 		}),
+		queued: prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name:        "plantstore_store_queued_creates",
+			Help:        "Creates waiting to join a batch; a growing queue means commits lag behind clients.",
+			ConstLabels: labels,
+		}, func() float64 { return float64(queued()) }),
 	}
 }
 
@@ -46,11 +52,13 @@ func (m *metrics) observeBatch(size int, took time.Duration) {
 // RegisterMetrics registers the store's metrics with reg: the connection
 // pool gauges (go_sql_*, labelled db_name="plantstore") and the batch
 // histograms plantstore_store_batch_duration_seconds and
-// plantstore_store_batch_size, labelled store="postgres".
+// plantstore_store_batch_size and the gauge plantstore_store_queued_creates,
+// labelled store="postgres".
 func (s *Store) RegisterMetrics(reg prometheus.Registerer) error {
 	return errors.Join(
 		reg.Register(s.metrics.pool),
 		reg.Register(s.metrics.batchDuration),
 		reg.Register(s.metrics.batchSize),
+		reg.Register(s.metrics.queued),
 	)
 }

@@ -59,12 +59,12 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	db.SetConnMaxIdleTime(cfg.ConnMaxIdleTime)
 
 	s := &Store{
-		db:      db,
-		cfg:     cfg,
-		log:     cfg.Logger,
-		target:  target(cfg.URL),
-		metrics: newMetrics(db.DB),
+		db:     db,
+		cfg:    cfg,
+		log:    cfg.Logger,
+		target: target(cfg.URL),
 	}
+	s.metrics = newMetrics(db.DB, func() int { return s.batcher.Queued() })
 	if err := s.waitReady(ctx); err != nil {
 		_ = db.Close()
 		return nil, err
