@@ -35,7 +35,10 @@ func newApp(cfg *Config, logOut io.Writer, extra ...fx.Option) *fx.App {
 		adminModule,
 		fx.WithLogger(func(log *slog.Logger) fxevent.Logger {
 			l := &fxevent.SlogLogger{Logger: log}
-			l.UseLogLevel(slog.LevelDebug) // wiring details only when debugging
+			// Wiring details only when debugging; a failure is reported once,
+			// as one line, by the command.
+			l.UseLogLevel(slog.LevelDebug)
+			l.UseErrorLevel(slog.LevelDebug)
 			return l
 		}),
 		fx.StartTimeout(cfg.DBStartupWait + 15*time.Second),

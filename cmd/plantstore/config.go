@@ -119,8 +119,8 @@ func loadConfig(name string, args []string, getenv func(string) (string, bool), 
 		}
 	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(usage)
-	fs.Usage = func() { printSettings(usage, name) }
+	fs.SetOutput(io.Discard) // errors are returned as one line, not with the whole usage
+	fs.Usage = func() {}
 	for _, s := range settings {
 		set := func(v string) error { return c.set(s, v) }
 		if s.def == "false" || s.def == "true" {
@@ -130,6 +130,9 @@ func loadConfig(name string, args []string, getenv func(string) (string, bool), 
 		}
 	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printSettings(usage, name)
+		}
 		return nil, err
 	}
 	if fs.NArg() > 0 {
