@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 
@@ -33,6 +34,9 @@ type Verifier struct {
 	static   []publicKey
 	issuer   string
 	audience string
+	leeway   time.Duration
+	now      func() time.Time
+	cache    *verifiedCache
 	jwks     *jwksSource // nil without a JWKS URL
 }
 
@@ -69,7 +73,10 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Verifier, error) {
 		cfg.JWKSRefresh = DefaultJWKSRefresh
 	}
 
-	v := &Verifier{issuer: cfg.Issuer, audience: cfg.Audience}
+	v := &Verifier{issuer: cfg.Issuer, audience: cfg.Audience, leeway: cfg.Leeway, now: time.Now, cache: newVerifiedCache()}
+	if o.clock != nil {
+		v.now = o.clock
+	}
 	if cfg.SecretFile != "" {
 		secret, err := ReadSecretFile(cfg.SecretFile)
 		if err != nil {
@@ -128,16 +135,23 @@ func (v *Verifier) Verify(ctx context.Context, token string) (application.Princi
 	if len(token) > maxTokenBytes {
 		return application.Principal{}, refusedTooLarge.err()
 	}
-	p, miss, err := v.verify(token)
+	keys := v.keys.Load()
+	if p, ok := v.cache.get(token, keys, v.now()); ok {
+		return p, nil
+	}
+	p, miss, err := v.verify(token, keys)
 	if miss != nil && v.jwks.refetch(ctx, *miss) {
-		p, _, err = v.verify(token)
+		keys = v.keys.Load()
+		p, _, err = v.verify(token, keys)
 	}
 	return p, err
 }
 
 // verify checks token against the keys at hand. When the token may be signed
 // by a JWKS key not fetched yet, it also returns the kid to look for.
-func (v *Verifier) verify(token string) (application.Principal, *string, error) {
+// A verified token is remembered with keys, the key set loaded before the
+// check, so that any change of keys makes it be verified again.
+func (v *Verifier) verify(token string, keys *keyIndex) (application.Principal, *string, error) {
 	var c tokenClaims
 	tok, err := v.parser.ParseWithClaims(token, &c, v.keyfunc)
 	if err != nil {
@@ -150,7 +164,10 @@ func (v *Verifier) verify(token string) (application.Principal, *string, error) 
 	if v.audience != "" && !slices.Contains(c.Audience, v.audience) {
 		return application.Principal{}, nil, refusedAudience.err()
 	}
-	return application.Principal{Subject: c.Subject, Scopes: c.scopes()}, nil, nil
+	p := application.Principal{Subject: c.Subject, Scopes: c.scopes()}
+	from, until := validity(&c, v.leeway)
+	v.cache.put(token, cachedToken{principal: p, keys: keys, validFrom: from, validUntil: until})
+	return p, nil, nil
 }
 
 // keyFor is the jwt.Keyfunc. It only ever returns keys whose type fits the
