@@ -46,7 +46,6 @@ var errorTable = []problem{
 	{target: domain.ErrInvalid, status: http.StatusBadRequest, code: 40002, showErr: true},
 	{target: domain.ErrConflict, status: http.StatusConflict, code: 40901, showErr: true},
 	{target: application.ErrUnavailable, status: http.StatusServiceUnavailable, code: 50301, message: "the store is unavailable, retry later"},
-	{target: errShuttingDown, status: http.StatusServiceUnavailable, code: 50301, message: "the service is shutting down, retry later"},
 	{target: context.DeadlineExceeded, status: http.StatusServiceUnavailable, code: 50301, message: "the store did not answer in time, retry later"},
 }
 
@@ -54,9 +53,6 @@ var errorTable = []problem{
 var errSyntax = errors.New("body is not one valid JSON object")
 
 func (e *syntaxError) Unwrap() error { return errSyntax }
-
-// errShuttingDown answers requests that arrive while the server drains.
-var errShuttingDown = errors.New("the service is shutting down")
 
 // classify finds err's row in the error table. Unknown errors are faults:
 // 500 with a message that carries the request id and nothing else.
