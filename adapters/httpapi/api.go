@@ -69,7 +69,15 @@ func (a *API) routes() *chi.Mux {
 	r := chi.NewRouter()
 	r.Use(a.observe)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) { a.writeError(w, r, errNotFound) })
-	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) { a.writeError(w, r, errMethodNotAllowed) })
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		// chi answers a method it does not know (FOO, PRI) with 405 on every
+		// path; where no method has a route, the contract's answer is 404.
+		if allowedMethods(a.router, r) == "" {
+			a.writeError(w, r, errNotFound)
+			return
+		}
+		a.writeError(w, r, errMethodNotAllowed)
+	})
 	r.Post("/plants", a.createPlant)
 	r.Get("/openapi.yaml", a.serveOpenAPI)
 	return r

@@ -81,7 +81,7 @@ func (d *decoder) topLevel(f *fields) error {
 		return d.fail("expected a JSON object")
 	}
 	d.pos++
-	var unknown []string
+	var unknown keySet
 	for first := true; ; first = false {
 		d.skipSpace()
 		if first && d.peek() == '}' {
@@ -93,7 +93,8 @@ func (d *decoder) topLevel(f *fields) error {
 		if err != nil {
 			return err
 		}
-		if f.seen(key) || containsKey(unknown, key) {
+		known := key == "id" || key == "name" || key == "tag"
+		if f.seen(key) || (!known && unknown.add(key)) {
 			d.pos = keyStart
 			return d.fail("duplicate key " + strconv.Quote(echo(key)))
 		}
@@ -111,7 +112,6 @@ func (d *decoder) topLevel(f *fields) error {
 		case "tag":
 			err = d.tagValue(f)
 		default:
-			unknown = append(unknown, key)
 			f.problems = append(f.problems, &domain.FieldError{Field: echo(key), Problem: "unknown field"})
 			err = d.skipValue(1)
 		}
@@ -149,12 +149,35 @@ func (f *fields) seen(key string) bool {
 	return false
 }
 
-func containsKey(keys []string, key string) bool {
-	for _, k := range keys {
-		if k == key {
-			return true
+// keySet finds a duplicate among an object's keys. A linear scan is cheapest
+// for the usual handful of keys; a map keeps a hostile object with thousands
+// of keys linear.
+type keySet struct {
+	list []string
+	set  map[string]struct{}
+}
+
+// add records key and reports whether it was already there.
+func (s *keySet) add(key string) (dup bool) {
+	if s.set == nil && len(s.list) < 16 {
+		for _, k := range s.list {
+			if k == key {
+				return true
+			}
+		}
+		s.list = append(s.list, key)
+		return false
+	}
+	if s.set == nil {
+		s.set = make(map[string]struct{}, 32)
+		for _, k := range s.list {
+			s.set[k] = struct{}{}
 		}
 	}
+	if _, ok := s.set[key]; ok {
+		return true
+	}
+	s.set[key] = struct{}{}
 	return false
 }
 
@@ -324,8 +347,7 @@ func (d *decoder) skipObject(depth int) error {
 		return d.fail("nesting deeper than " + strconv.Itoa(maxNesting) + " levels")
 	}
 	d.pos++ // '{'
-	var keys []string
-	var set map[string]struct{}
+	var keys keySet
 	for first := true; ; first = false {
 		d.skipSpace()
 		if first && d.peek() == '}' {
@@ -337,26 +359,9 @@ func (d *decoder) skipObject(depth int) error {
 		if err != nil {
 			return err
 		}
-		// A linear scan is cheapest for the usual handful of keys; a set
-		// keeps a hostile object with thousands of keys linear.
-		if set == nil && len(keys) < 16 {
-			if containsKey(keys, key) {
-				d.pos = keyStart
-				return d.fail("duplicate key " + strconv.Quote(echo(key)))
-			}
-			keys = append(keys, key)
-		} else {
-			if set == nil {
-				set = make(map[string]struct{}, 32)
-				for _, k := range keys {
-					set[k] = struct{}{}
-				}
-			}
-			if _, dup := set[key]; dup {
-				d.pos = keyStart
-				return d.fail("duplicate key " + strconv.Quote(echo(key)))
-			}
-			set[key] = struct{}{}
+		if keys.add(key) {
+			d.pos = keyStart
+			return d.fail("duplicate key " + strconv.Quote(echo(key)))
 		}
 		d.skipSpace()
 		if d.peek() != ':' {

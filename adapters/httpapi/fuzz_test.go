@@ -1,0 +1,209 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/domain"
+)
+
+// memoryStore is a small in-memory PlantStore that starts with one plant,
+// so that creates can be stored, replayed or refused as conflicts.
+type memoryStore struct {
+	mu     sync.Mutex
+	plants map[domain.ID]domain.Plant
+}
+
+func newMemoryStore(t testing.TB) *memoryStore {
+	t.Helper()
+	m := &memoryStore{}
+	m.reset(t)
+	return m
+}
+
+// reset forgets every plant but the first, Aloe under id 1.
+func (m *memoryStore) reset(t testing.TB) {
+	t.Helper()
+	np, err := domain.ParseNewPlant(1, "Aloe", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.plants = map[domain.ID]domain.Plant{1: domain.PlantFrom(np)}
+}
+
+func (m *memoryStore) InsertIfAbsent(_ context.Context, rec application.Record) (domain.Plant, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p, ok := m.plants[rec.Plant.ID()]; ok {
+		return p, false, nil
+	}
+	m.plants[rec.Plant.ID()] = rec.Plant
+	return rec.Plant, true, nil
+}
+
+// newTestAPI serves the real router and use case over store, with a
+// verifier that accepts every token as a writer.
+func newTestAPI(t testing.TB, store application.PlantStore, maxBody int64) *API {
+	t.Helper()
+	api, err := New(Config{MaxBodyBytes: maxBody, RequiredScope: "plants:write"},
+		application.NewCreatePlant(store, "plants:write"),
+		staticVerifier{application.Principal{Subject: "fuzz", Scopes: []string{"plants:write"}}},
+		slog.New(slog.NewJSONHandler(io.Discard, nil)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return api
+}
+
+// documentedCodes are the error codes a create may answer once its caller is
+// authenticated, by status (docs/errors.md).
+var documentedCodes = map[int][]int32{
+	http.StatusBadRequest:            {40001, 40002},
+	http.StatusConflict:              {40901},
+	http.StatusRequestEntityTooLarge: {41301},
+	http.StatusUnsupportedMediaType:  {41501},
+}
+
+// FuzzServeCreate sends arbitrary bodies and content types through the real
+// router and use case: every answer is 200 with a Plant or a documented 4xx
+// with an Error whose code fits its status, never a 5xx, and the answer
+// agrees with what the decoder makes of the body. An empty content type
+// means no Content-Type header.
+func FuzzServeCreate(f *testing.F) {
+	for _, seed := range []struct{ body, contentType string }{
+		{`{"id":7,"name":"Monstera deliciosa","tag":"tropical"}`, "application/json"},
+		{`{"id":1,"name":"Aloe"}`, "application/json; charset=utf-8"},
+		{`{"id":1,"name":"Other"}`, "application/json"},
+		{`{"id":1,"name":"a"}`, "text/plain"},
+		{`{"id":1,"name":"a"}`, ""},
+		{`{"id":1,"name":"a"}{}`, "application/json"},
+	} {
+		f.Add([]byte(seed.body), seed.contentType)
+	}
+	store := newMemoryStore(f)
+	api := newTestAPI(f, store, DefaultMaxBodyBytes)
+	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
+		store.reset(t)
+		req := httptest.NewRequest(http.MethodPost, "/plants", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer any")
+		if contentType != "" {
+			req.Header.Set("Content-Type", contentType)
+		}
+		w := httptest.NewRecorder()
+		api.ServeHTTP(w, req)
+
+		resp := w.Result()
+		out := w.Body.Bytes()
+		if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+			t.Fatalf("status %d with Content-Type %q", resp.StatusCode, ct)
+		}
+		if resp.Header.Get("X-Request-ID") == "" {
+			t.Fatalf("status %d without X-Request-ID", resp.StatusCode)
+		}
+		if cl := resp.Header.Get("Content-Length"); cl != strconv.Itoa(len(out)) {
+			t.Fatalf("Content-Length %q for a %d-byte body", cl, len(out))
+		}
+		if !json.Valid(out) {
+			t.Fatalf("status %d with a body that is not JSON: %q", resp.StatusCode, out)
+		}
+		if resp.StatusCode == http.StatusOK {
+			checkPlantAnswer(t, body, out)
+			return
+		}
+		code := checkErrorAnswer(t, resp.StatusCode, out)
+		switch code {
+		case 40001, 40002, 40901:
+			np, err := decodeNewPlant(body)
+			switch {
+			case code == 40001 && !errors.Is(err, errSyntax):
+				t.Fatalf("40001 for a body the decoder takes as %v", err)
+			case code == 40002 && !errors.Is(err, domain.ErrInvalid):
+				t.Fatalf("40002 for a body the decoder takes as %v", err)
+			case code == 40901 && (err != nil || np.ID != 1):
+				t.Fatalf("40901 for a body that cannot conflict: %v", err)
+			}
+		case 41301:
+			if len(body) <= DefaultMaxBodyBytes {
+				t.Fatalf("413 for a %d-byte body", len(body))
+			}
+		}
+	})
+}
+
+// checkPlantAnswer checks a 200: exactly the Plant fields, with what the
+// decoder read from the request.
+func checkPlantAnswer(t *testing.T, body, out []byte) {
+	t.Helper()
+	np, err := decodeNewPlant(body)
+	if err != nil {
+		t.Fatalf("200 for a body the decoder refuses: %v", err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(out, &fields); err != nil {
+		t.Fatalf("200 body %q is not an object: %v", out, err)
+	}
+	var plant struct {
+		Name string  `json:"name"`
+		Tag  *string `json:"tag"`
+	}
+	if err := json.Unmarshal(out, &plant); err != nil {
+		t.Fatalf("200 body %q is not a Plant: %v", out, err)
+	}
+	_, hasTag := fields["tag"]
+	if len(fields) != 1+btoi(hasTag) || fields["name"] == nil {
+		t.Fatalf("200 body %q has other fields than name and tag", out)
+	}
+	stored := "Aloe"
+	if np.ID != 1 {
+		stored = np.Name.String()
+	}
+	if plant.Name != stored || (plant.Tag != nil) != np.Tag.IsSet() || (plant.Tag != nil && *plant.Tag != np.Tag.String()) {
+		t.Fatalf("200 body %q does not answer the plant sent, %q", out, body)
+	}
+}
+
+// checkErrorAnswer checks an Error body and returns its code.
+func checkErrorAnswer(t *testing.T, status int, out []byte) int32 {
+	t.Helper()
+	codes, ok := documentedCodes[status]
+	if !ok {
+		t.Fatalf("status %d is not a documented answer to a create: %q", status, out)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(out, &fields); err != nil || len(fields) != 2 || fields["error"] == nil || fields["message"] == nil {
+		t.Fatalf("status %d body %q is not an Error with both fields", status, out)
+	}
+	var e struct {
+		Error   int32  `json:"error"`
+		Message string `json:"message"`
+	}
+	if err := json.Unmarshal(out, &e); err != nil || e.Message == "" {
+		t.Fatalf("status %d body %q is not an Error: %v", status, out, err)
+	}
+	for _, c := range codes {
+		if c == e.Error {
+			return c
+		}
+	}
+	t.Fatalf("status %d with error %d, want one of %v", status, e.Error, codes)
+	return 0
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,199 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/plantstore/plantstore/domain"
+)
+
+// manyKeys is n distinct members "k0":0,"k1":1,...
+func manyKeys(n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"k%d":%d`, i, i)
+	}
+	return b.String()
+}
+
+// Objects with more than a handful of keys switch to a set to find
+// duplicates; a duplicate must still be found there, in any spelling.
+func TestDecodeRefusesDuplicatesAmongManyKeys(t *testing.T) {
+	tests := map[string]string{
+		"unknown key at top level":      `{"id":1,"name":"a",` + manyKeys(100) + `,"k50":0}`,
+		"escaped unknown key":           `{"id":1,"name":"a",` + manyKeys(100) + `,"k\u0035\u0030":0}`,
+		"known key after many":          `{"id":1,"name":"a",` + manyKeys(100) + `,"id":1}`,
+		"first key repeated last":       `{"k0":0,` + manyKeys(100)[len(`"k0":0,`):] + `,"id":1,"name":"a","k0":0}`,
+		"nested key":                    `{"id":1,"name":"a","x":{` + manyKeys(100) + `,"k99":0}}`,
+		"nested key right after switch": `{"id":1,"name":"a","x":{` + manyKeys(17) + `,"k16":0}}`,
+	}
+	for name, body := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := decodeNewPlant([]byte(body))
+			if !errors.Is(err, errSyntax) || !strings.Contains(err.Error(), "duplicate key") {
+				t.Fatalf("want a duplicate key error, got %v", err)
+			}
+		})
+	}
+	t.Run("distinct keys are not duplicates", func(t *testing.T) {
+		_, err := decodeNewPlant([]byte(`{"id":1,"name":"a",` + manyKeys(2000) + `,"x":{` + manyKeys(2000) + `}}`))
+		if !errors.Is(err, domain.ErrInvalid) || !strings.HasPrefix(err.Error(), "k0: unknown field; k1: unknown field") {
+			t.Fatalf("want unknown field errors, got %.200v", err)
+		}
+	})
+}
+
+// A client's key is repeated in the message only in part, and the message
+// stays a JSON string whatever the key holds.
+func TestHostileKeysAreEchoedSafely(t *testing.T) {
+	api := newTestAPI(t, newMemoryStore(t), DefaultMaxBodyBytes)
+	tests := map[string]struct{ key, want string }{
+		"huge key":       {strings.Repeat("k", 60000), strings.Repeat("k", maxKeyEcho) + "…: unknown field"},
+		"huge multibyte": {strings.Repeat("🌵", 10000), strings.Repeat("🌵", maxKeyEcho) + "…: unknown field"},
+		"line breaks":    {`a\r\nX-Injected: 1`, "a\r\nX-Injected: 1: unknown field"},
+		"quotes and NUL": {`\"\u0000<script>`, "\"\x00<script>: unknown field"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			w := serve(api, "POST", "/plants", `{"id":2,"name":"a","`+tt.key+`":1}`)
+			if code, msg := errorBody(t, w); w.Code != 400 || code != 40002 || msg != tt.want {
+				t.Fatalf("got %d %d %.100q, want 400 40002 %.100q", w.Code, code, msg, tt.want)
+			}
+			if w.Header().Get("X-Injected") != "" {
+				t.Fatal("a key became a header")
+			}
+		})
+	}
+}
+
+// endlessBody is a body that never ends; it counts what was read of it.
+type endlessBody struct{ read int }
+
+func (b *endlessBody) Read(p []byte) (int, error) {
+	n := min(len(p), 512)
+	for i := range n {
+		p[i] = ' '
+	}
+	b.read += n
+	return n, nil
+}
+
+// A body of unknown length (chunked) is read only until it passes the limit.
+func TestBodyReadingStopsAtTheLimit(t *testing.T) {
+	const limit = 4096
+	api := newTestAPI(t, newMemoryStore(t), limit)
+
+	endless := &endlessBody{}
+	r := httptest.NewRequest("POST", "/plants", endless)
+	r.ContentLength = -1
+	w := send(api, r)
+	if code, _ := errorBody(t, w); w.Code != 413 || code != 41301 {
+		t.Fatalf("endless body: got %d %d, want 413 41301", w.Code, code)
+	}
+	if endless.read > limit+512 {
+		t.Fatalf("read %d bytes of an endless body with a %d-byte limit", endless.read, limit)
+	}
+
+	exact := `{"id":2,"name":"a"}` + strings.Repeat(" ", limit-len(`{"id":2,"name":"a"}`))
+	for _, tt := range []struct {
+		body   string
+		status int
+	}{{exact, 200}, {exact + " ", 413}} {
+		r := httptest.NewRequest("POST", "/plants", strings.NewReader(tt.body))
+		r.ContentLength = -1
+		if w := send(api, r); w.Code != tt.status {
+			t.Fatalf("%d-byte body of unknown length: got %d %s, want %d", len(tt.body), w.Code, w.Body, tt.status)
+		}
+	}
+}
+
+// brokenBody fails part way, as a body with a broken chunked encoding does.
+type brokenBody struct{ sent bool }
+
+func (b *brokenBody) Read(p []byte) (int, error) {
+	if !b.sent {
+		b.sent = true
+		return copy(p, `{"id":2,"na`), nil
+	}
+	return 0, errors.New("http: malformed chunked encoding")
+}
+
+func TestUnreadableBodyIsMalformed(t *testing.T) {
+	api := newTestAPI(t, newMemoryStore(t), DefaultMaxBodyBytes)
+	r := httptest.NewRequest("POST", "/plants", &brokenBody{})
+	r.ContentLength = -1
+	w := send(api, r)
+	if code, msg := errorBody(t, w); w.Code != 400 || code != 40001 || strings.Contains(msg, "chunked") {
+		t.Fatalf("got %d %d %q, want 400 40001 without the reader's error", w.Code, code, msg)
+	}
+}
+
+// chi answers a method it does not know with 405 on any path; the contract
+// checks the route first.
+func TestUnknownMethodsAnswerByRoute(t *testing.T) {
+	api := newTestAPI(t, newMemoryStore(t), DefaultMaxBodyBytes)
+	tests := []struct {
+		method, path string
+		status       int
+		allow        string
+	}{
+		{"FOO", "/nope", 404, ""},
+		{"BREW", "/", 404, ""},
+		{"PATCH", "/nope", 404, ""},
+		{"FOO", "/plants", 405, "POST"},
+		{"PATCH", "/plants", 405, "POST"},
+		{"OPTIONS", "/plants", 405, "POST"},
+		{"FOO", "/openapi.yaml", 405, "GET"},
+		{"POST", "/openapi.yaml", 405, "GET"},
+	}
+	for _, tt := range tests {
+		w := serve(api, tt.method, tt.path, "")
+		code, _ := errorBody(t, w)
+		if w.Code != tt.status || int(code) != tt.status*100+1 || w.Header().Get("Allow") != tt.allow {
+			t.Errorf("%s %s: got %d %d Allow %q, want %d Allow %q", tt.method, tt.path, w.Code, code, w.Header().Get("Allow"), tt.status, tt.allow)
+		}
+	}
+}
+
+func serve(api *API, method, path, body string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, path, strings.NewReader(body))
+	return send(api, r)
+}
+
+// send serves r as a writer with a JSON body would send it.
+func send(api *API, r *http.Request) *httptest.ResponseRecorder {
+	r.Header.Set("Authorization", "Bearer any")
+	r.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	api.ServeHTTP(w, r)
+	return w
+}
+
+// errorBody reads an Error body: exactly its two fields.
+func errorBody(t *testing.T, w *httptest.ResponseRecorder) (code int32, message string) {
+	t.Helper()
+	if w.Code == 200 {
+		return 0, ""
+	}
+	var fields map[string]json.RawMessage
+	var e struct {
+		Error   int32  `json:"error"`
+		Message string `json:"message"`
+	}
+	out := w.Body.Bytes()
+	if json.Unmarshal(out, &fields) != nil || len(fields) != 2 || json.Unmarshal(out, &e) != nil || e.Message == "" {
+		t.Fatalf("status %d body %.200q is not an Error", w.Code, out)
+	}
+	if ct := w.Header().Get("Content-Type"); ct != "application/json" {
+		t.Fatalf("status %d with Content-Type %q", w.Code, ct)
+	}
+	return e.Error, e.Message
+}
