@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/lib/pq"
@@ -130,7 +131,6 @@ func (s *Store) insertOnce(ctx context.Context, recs []application.Record, pendi
 	tags := make([]sql.NullString, n)
 	creators := make([]string, n)
 	times := make([]string, n)
-	index := make(map[int64]int, n)
 	for k, p := range pending {
 		rec := recs[p]
 		ids[k] = int64(rec.Plant.ID())
@@ -140,7 +140,6 @@ func (s *Store) insertOnce(ctx context.Context, recs []application.Record, pendi
 		}
 		creators[k] = rec.CreatedBy
 		times[k] = rec.CreatedAt.UTC().Format(time.RFC3339Nano)
-		index[ids[k]] = p
 	}
 
 	rows, err := insert.QueryxContext(ctx, pq.Array(ids), pq.Array(names), pq.Array(tags), pq.Array(creators), pq.Array(times))
@@ -148,24 +147,39 @@ func (s *Store) insertOnce(ctx context.Context, recs []application.Record, pendi
 		return nil, err
 	}
 	defer rows.Close()
-	answers := make(map[int]result, n)
+	// The statement answers only for the ids it did not insert; answers[k]
+	// is the answer for recs[pending[k]].
+	answers := make([]result, n)
+	for k, p := range pending {
+		answers[k] = result{Value: outcome{plant: recs[p].Plant, inserted: true}}
+	}
+	var (
+		index   map[int64]int // id to k, built for the first row returned
+		missing []int         // positions k of rows neither inserted nor seen
+	)
 	for rows.Next() {
 		var (
 			id        int64
-			inserted  bool
 			name, tag sql.NullString
 		)
-		if err := rows.Scan(&id, &inserted, &name, &tag); err != nil {
+		if err := rows.Scan(&id, &name, &tag); err != nil {
 			return nil, err
 		}
-		p, ok := index[id]
-		switch {
-		case !ok:
+		if index == nil {
+			index = make(map[int64]int, n)
+			for k, id := range ids {
+				index[id] = k
+			}
+		}
+		k, ok := index[id]
+		if !ok {
 			return nil, fmt.Errorf("batch answered for id %d, which it was not given", id)
-		case inserted:
-			answers[p] = result{Value: outcome{plant: recs[p].Plant, inserted: true}}
-		case name.Valid:
-			answers[p] = s.restore(id, name, tag)
+		}
+		if name.Valid {
+			answers[k] = s.restore(id, name, tag)
+		} else {
+			answers[k] = result{}
+			missing = append(missing, k)
 		}
 	}
 	// Next returns false only after the server's ReadyForQuery, which
@@ -176,41 +190,42 @@ func (s *Store) insertOnce(ctx context.Context, recs []application.Record, pendi
 
 	// A row committed by a concurrent transaction after this statement's
 	// snapshot was taken stopped our insert but is not visible to it.
-	var missing []int
-	for _, p := range pending {
-		if _, ok := answers[p]; !ok {
-			missing = append(missing, p)
-		}
-	}
 	if len(missing) > 0 {
-		if missing, err = s.reread(ctx, recs, missing, answers); err != nil {
+		if missing, err = s.reread(ctx, ids, missing, answers); err != nil {
 			return nil, err
 		}
 	}
-	for p, a := range answers {
-		res[p] = a
+	var unanswered []int
+	for _, k := range missing {
+		unanswered = append(unanswered, pending[k])
 	}
-	return missing, nil
+	for k, p := range pending {
+		if !slices.Contains(missing, k) {
+			res[p] = answers[k]
+		}
+	}
+	return unanswered, nil
 }
 
-// reread reads back the rows of recs[missing] with a fresh snapshot, adds
-// those it finds to answers, and returns the ones still not found.
-func (s *Store) reread(ctx context.Context, recs []application.Record, missing []int, answers map[int]result) ([]int, error) {
+// reread reads back the rows of ids[missing] with a fresh snapshot, sets the
+// answers of those it finds, and returns the positions still not found.
+func (s *Store) reread(ctx context.Context, ids []int64, missing []int, answers []result) ([]int, error) {
 	_, reread, err := s.stmts.get(ctx, s.db)
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]int64, len(missing))
+	want := make([]int64, len(missing))
 	index := make(map[int64]int, len(missing))
-	for k, p := range missing {
-		ids[k] = int64(recs[p].Plant.ID())
-		index[ids[k]] = p
+	for i, k := range missing {
+		want[i] = ids[k]
+		index[ids[k]] = k
 	}
-	rows, err := reread.QueryxContext(ctx, pq.Array(ids))
+	rows, err := reread.QueryxContext(ctx, pq.Array(want))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
+	found := make(map[int]bool, len(missing))
 	for rows.Next() {
 		var (
 			id        int64
@@ -219,17 +234,18 @@ func (s *Store) reread(ctx context.Context, recs []application.Record, missing [
 		if err := rows.Scan(&id, &name, &tag); err != nil {
 			return nil, err
 		}
-		if p, ok := index[id]; ok {
-			answers[p] = s.restore(id, name, tag)
+		if k, ok := index[id]; ok {
+			answers[k] = s.restore(id, name, tag)
+			found[k] = true
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	var still []int
-	for _, p := range missing {
-		if _, ok := answers[p]; !ok {
-			still = append(still, p)
+	for _, k := range missing {
+		if !found[k] {
+			still = append(still, k)
 		}
 	}
 	return still, nil

@@ -8,11 +8,14 @@ import (
 )
 
 // insertBatch stores a batch of plants in one statement, hence one commit,
-// and says for every input id whether this statement inserted it or, if not,
-// what is stored under it. The outer SELECT reads the snapshot taken before
-// the INSERT: it sees rows committed earlier and not the ones it inserts, so
-// an id that is neither inserted nor seen lost a race to a transaction that
-// committed meanwhile, and the caller reads it back.
+// and answers only for the ids it did not insert: with what is stored under
+// each, or with no name when nothing is visible. Every id it does not answer
+// for was inserted, so the common batch returns no row at all. The outer
+// SELECT reads the snapshot taken before the INSERT: it sees rows committed
+// earlier and not the ones it inserts, so an id that is neither inserted nor
+// seen lost a race to a transaction that committed meanwhile, and the caller
+// reads it back. NOT IN over the inserted ids runs as one hashed lookup per
+// row, and the primary key is probed only for the rows not inserted.
 const insertBatch = `
 WITH input AS (
     SELECT *
@@ -24,10 +27,10 @@ WITH input AS (
     ON CONFLICT (id) DO NOTHING
     RETURNING id
 )
-SELECT input.id, inserted.id IS NOT NULL, plants.name, plants.tag
+SELECT input.id, plants.name, plants.tag
 FROM input
-LEFT JOIN inserted ON inserted.id = input.id
-LEFT JOIN plants ON plants.id = input.id`
+LEFT JOIN plants ON plants.id = input.id
+WHERE input.id NOT IN (SELECT id FROM inserted)`
 
 // rereadPlants reads stored plants back with a fresh snapshot.
 const rereadPlants = `SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[])`
