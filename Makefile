@@ -39,6 +39,12 @@ fuzz: ## fuzz the request decoder for a minute
 bench: ## run the Go benchmarks (request path per algorithm, decoder, use case, stores)
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
+.PHONY: bench-e2e
+bench-e2e: ## load the service side by side with pgbench and a plain SQLite loop; flags in BENCH_E2E_FLAGS
+	@command -v pgbench >/dev/null 2>&1 || apt-get install -y postgresql-client >/dev/null 2>&1 || \
+		{ echo "bench-e2e needs pgbench: install the PostgreSQL client (postgresql-client)"; exit 1; }
+	$(GO) run ./cmd/benche2e $(BENCH_E2E_FLAGS)
+
 .PHONY: tidy
 tidy: ## tidy go.mod and go.sum
 	$(GO) mod tidy

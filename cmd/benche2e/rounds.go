@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"time"
+)
+
+// cell is one line of the table: one load on one store, measured once per
+// round.
+type cell struct {
+	store     string // "postgres" or "sqlite"
+	load      string // what generates the writes
+	conns     int
+	service   bool // the service is measured (it has an RSS)
+	reference bool // the ratio's denominator for its store
+	run       func(ctx context.Context) (*sample, error)
+	samples   []*sample
+}
+
+// cells lists the table's lines in the order a round runs them: each
+// service cell right after the reference it is compared with.
+func (b *bench) cells() []*cell {
+	o := b.opts
+	var cs []*cell
+	if o.measures("postgres") {
+		env := []string{"PLANTSTORE_DATABASE_URL=" + b.pg.url}
+		for i, c := range o.pgbenchClients {
+			cs = append(cs, &cell{store: "postgres", load: "pgbench INSERT", conns: c, reference: i == 0,
+				run: func(ctx context.Context) (*sample, error) {
+					return runPgbench(ctx, b.dir, b.pg.url, c, o.warmup, o.duration)
+				}})
+			if i < len(o.serviceConns) {
+				cs = append(cs, b.serviceCells("postgres", o.serviceConns[i], env)...)
+			}
+		}
+		for _, c := range o.serviceConns[min(len(o.serviceConns), len(o.pgbenchClients)):] {
+			cs = append(cs, b.serviceCells("postgres", c, env)...)
+		}
+	}
+	if o.measures("sqlite") {
+		cs = append(cs, &cell{store: "sqlite", load: "Go loop, 1 row/tx", conns: 1, reference: true,
+			run: func(ctx context.Context) (*sample, error) {
+				cpu := probeCPU(ctx, o.warmup, o.duration, 0, 0, false)
+				s, err := runSQLiteLoop(ctx, b.sqlite, o.warmup, o.duration)
+				if err != nil {
+					return nil, err
+				}
+				s.cpu = <-cpu
+				return s, nil
+			}})
+		env := []string{"PLANTSTORE_DATABASE_URL=sqlite:" + b.sqlite}
+		for _, c := range o.sqliteConns {
+			cs = append(cs, b.serviceCells("sqlite", c, env)...)
+		}
+	}
+	return cs
+}
+
+// serviceCells returns a service cell for every binary measured.
+func (b *bench) serviceCells(store string, conns int, env []string) []*cell {
+	var cs []*cell
+	for _, bin := range b.bins {
+		load := "service POST /plants"
+		if len(b.bins) > 1 {
+			load += " [" + filepath.Base(bin) + "]"
+		}
+		cs = append(cs, b.serviceCell(store, load, bin, conns, env))
+	}
+	return cs
+}
+
+// serviceCell starts the service bin on a store, loads it over HTTP with
+// conns connections, and stops it, reading its peak RSS just before.
+func (b *bench) serviceCell(store, load, bin string, conns int, env []string) *cell {
+	env = append(slices.Clone(env), "PLANTSTORE_JWT_SECRET_FILE="+b.secret)
+	env = append(env, b.opts.env...)
+	return &cell{store: store, load: load, conns: conns, service: true,
+		run: func(ctx context.Context) (*sample, error) {
+			svc, err := startService(ctx, bin, b.dir, env)
+			if err != nil {
+				return nil, err
+			}
+			cpu := probeCPU(ctx, b.opts.warmup, b.opts.duration, svc.cmd.Process.Pid, 0, store == "postgres")
+			s, loadErr := runLoad(ctx, svc.api, b.token, conns, b.opts.warmup, b.opts.duration)
+			rss, rssErr := svc.peakRSS()
+			batch := svc.meanBatch()
+			stopErr := svc.stop()
+			switch {
+			case loadErr != nil:
+				return nil, loadErr
+			case rssErr != nil:
+				return nil, rssErr
+			case stopErr != nil:
+				return nil, stopErr
+			}
+			s.rss, s.batch = rss, batch
+			s.cpu = <-cpu
+			return s, nil
+		}}
+}
+
+// runRounds runs every cell once per round, in the same order each round,
+// so that slow drifts of the machine touch every cell alike.
+func (b *bench) runRounds(ctx context.Context) ([]*cell, error) {
+	cs := b.cells()
+	for r := 1; r <= b.opts.rounds; r++ {
+		for _, c := range cs {
+			if err := b.settle(ctx, c); err != nil {
+				return nil, err
+			}
+			s, err := c.run(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("round %d, %s %s c=%d: %w", r, c.store, c.load, c.conns, err)
+			}
+			c.samples = append(c.samples, s)
+			progress("round %d/%d  %-8s %-22s c=%-3d %8.0f/s  p50 %-9s p99 %-9s failed %d%s  %s",
+				r, b.opts.rounds, c.store, c.load, c.conns, s.rate(),
+				s.percentile(0.50).Round(10*time.Microsecond), s.percentile(0.99).Round(10*time.Microsecond),
+				s.failed, serviceNote(s), cpuNote(c, s))
+		}
+	}
+	if b.pg != nil {
+		if n, err := b.pg.rows(ctx); err == nil {
+			progress("PostgreSQL table holds %d rows", n)
+		}
+	}
+	return cs, nil
+}
+
+// settle puts the store in the same state before every cell: nothing dirty
+// waiting for a checkpoint.
+func (b *bench) settle(ctx context.Context, c *cell) error {
+	if c.store == "postgres" {
+		if err := b.pg.checkpoint(ctx); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+	}
+	if c.store == "sqlite" {
+		if err := checkpointSQLite(ctx, b.sqlite); err != nil {
+			return fmt.Errorf("wal checkpoint: %w", err)
+		}
+	}
+	return nil
+}
+
+func serviceNote(s *sample) string {
+	if s.rss == 0 {
+		return ""
+	}
+	return fmt.Sprintf("  rss %.1f MiB  batch %.1f", float64(s.rss)/(1<<20), s.batch)
+}
+
+// cpuNote says how much CPU one operation of c's sample s cost, and where,
+// and how busy the machine was.
+func cpuNote(c *cell, s *sample) string {
+	one := &cell{store: c.store, service: c.service, samples: []*sample{s}}
+	busy := 100 * s.cpu.busy.Seconds() / (s.window.Seconds() * float64(runtime.NumCPU()))
+	return fmt.Sprintf("cpu µs/op %s, machine %.0f%% busy", cpuColumn(one), busy)
+}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// service is one running plantstore process.
+type service struct {
+	cmd    *exec.Cmd
+	api    string // host:port of the API listener
+	admin  string // host:port of the admin listener
+	log    string // file holding its standard output and error
+	exited chan struct{}
+	err    error // the process's exit error, once exited is closed
+}
+
+// startService runs `plantstore serve` with env added to the environment
+// (a later NAME wins) and waits until it reports ready.
+func startService(ctx context.Context, bin, dir string, env []string) (*service, error) {
+	api, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	admin, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	logFile, err := os.CreateTemp(dir, "service-*.log")
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close()
+
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(), "PLANTSTORE_ADDR="+api, "PLANTSTORE_ADMIN_ADDR="+admin, "PLANTSTORE_MIGRATE=false")
+	cmd.Env = append(cmd.Env, env...)
+	// The access log is part of the service's cost; it goes to a file in the
+	// page cache, as it would to a log collector's pipe.
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &service{cmd: cmd, api: api, admin: admin, log: logFile.Name(), exited: make(chan struct{})}
+	go func() { s.err = cmd.Wait(); close(s.exited) }()
+	if err := s.waitReady(ctx, "http://"+admin+"/readyz"); err != nil {
+		_ = s.stop()
+		return nil, fmt.Errorf("service did not become ready: %w\n%s", err, s.tail())
+	}
+	return s, nil
+}
+
+func (s *service) waitReady(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	client := &http.Client{Timeout: time.Second}
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if resp, err := client.Do(req); err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-s.exited:
+			return fmt.Errorf("it exited: %v", s.err)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// peakRSS reads the process's high-water mark of resident memory (VmHWM).
+func (s *service) peakRSS() (int64, error) {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(s.cmd.Process.Pid), "status"))
+	if err != nil {
+		return 0, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("VmHWM %q: %w", v, err)
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, errors.New("no VmHWM in /proc status")
+}
+
+// meanBatch reads the mean number of creates per commit from the service's
+// metrics, or 0 if it cannot.
+func (s *service) meanBatch() float64 {
+	resp, err := http.Get("http://" + s.admin + "/metrics")
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	var sum, count float64
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		name, value, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(name, "plantstore_store_batch_size_sum"):
+			sum, _ = strconv.ParseFloat(value, 64)
+		case strings.HasPrefix(name, "plantstore_store_batch_size_count"):
+			count, _ = strconv.ParseFloat(value, 64)
+		}
+	}
+	if count == 0 {
+		return 0
+	}
+	return sum / count
+}
+
+// stop sends SIGTERM, as an orchestrator would, and waits for a clean exit.
+func (s *service) stop() error {
+	select {
+	case <-s.exited:
+		return s.err
+	default:
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.exited:
+		if s.err != nil {
+			return fmt.Errorf("service exit: %w\n%s", s.err, s.tail())
+		}
+		return nil
+	case <-time.After(30 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+		return errors.New("service did not stop within 30s of SIGTERM")
+	}
+}
+
+// tail returns the end of the service's log, for error messages.
+func (s *service) tail() string {
+	data, _ := os.ReadFile(s.log)
+	const keep = 2000
+	if len(data) > keep {
+		data = data[len(data)-keep:]
+	}
+	return string(data)
+}
+
+// freeAddr returns a loopback address with a port nobody listens on now.
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
