@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
+)
+
+// With PostgreSQL refusing connections, creates answer 503 with Retry-After
+// and readiness fails; once it accepts them again, creates succeed and the
+// service is ready, without a restart.
+func TestPostgreSQLOutageAnswers503AndRecovers(t *testing.T) {
+	databaseURL := pgtest.NewDatabase(t)
+	admin := pgtest.Admin(t)
+	name := pgtest.DatabaseName(databaseURL)
+	s := startService(t, databaseURL, map[string]string{"PLANTSTORE_DB_QUERY_TIMEOUT": "2s"})
+	before := s.create(t, `{"id":1,"name":"Before","tag":"outage"}`)
+	before.expect(t, 200, "")
+	s.adminGet(t, "/readyz").expect(t, 200, "")
+
+	refuseConnections(t, admin, name)
+	for id := 2; id <= 3; id++ { // more than one: no stale connection lets one through
+		r := s.create(t, `{"id":`+strconv.Itoa(id)+`,"name":"During"}`)
+		r.expectError(t, 503, "50301")
+		if r.header.Get("Retry-After") == "" {
+			t.Fatal("503 without Retry-After")
+		}
+	}
+	s.adminGet(t, "/readyz").expect(t, 503, "")
+
+	allowConnections(t, admin, name)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := s.create(t, `{"id":2,"name":"During"}`)
+		if r.status == 200 {
+			break
+		}
+		r.expectError(t, 503, "50301")
+		if time.Now().After(deadline) {
+			t.Fatal("creates still fail 30s after the database accepts connections again")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.adminGet(t, "/readyz").expect(t, 200, "")
+	// What was stored before the outage is still there; nothing refused
+	// during it was stored.
+	s.create(t, `{"id":1,"name":"Before","tag":"outage"}`).expect(t, 200, before.body)
+	s.create(t, `{"id":1,"name":"Other"}`).expectError(t, 409, "40901")
+	s.create(t, `{"id":3,"name":"After"}`).expect(t, 200, `{"name":"After"}`)
+}
+
+// refuseConnections makes the database refuse new connections and ends its
+// sessions, until the test ends or allowConnections is called.
+func refuseConnections(t *testing.T, admin *sqlx.DB, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := admin.ExecContext(ctx, "ALTER DATABASE "+name+" WITH ALLOW_CONNECTIONS false"); err != nil {
+		t.Fatal(err)
+	}
+	// Let pgtest drop the database, whatever happens here.
+	t.Cleanup(func() { allowConnections(t, admin, name) })
+	for {
+		var left int
+		err := admin.GetContext(ctx, &left, `
+			SELECT count(*) FROM (
+				SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+				WHERE datname = $1 AND pid <> pg_backend_pid()) AS terminated`, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if left == 0 {
+			return // no session was left to end
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("sessions of %s did not end", name)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func allowConnections(t *testing.T, admin *sqlx.DB, name string) {
+	t.Helper()
+	if _, err := admin.Exec("ALTER DATABASE " + name + " WITH ALLOW_CONNECTIONS true"); err != nil {
+		t.Errorf("allow connections to %s again: %v", name, err)
+	}
+}
+
+// An unreachable database is retried for the start-up wait, then stops
+// `serve` with a status that is not 0 and one line saying what is wrong and
+// where, without the password.
+func TestUnreachableDatabaseStopsStartUp(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close() // nothing listens there now: connections are refused
+
+	p := launch(t, map[string]string{
+		"PLANTSTORE_DATABASE_URL":    "postgres://plants:hunter2-secret@" + addr + "/plants?sslmode=disable",
+		"PLANTSTORE_DB_STARTUP_WAIT": "2s",
+	})
+	state := p.waitExit(t, time.Minute)
+	if state.ExitCode() == 0 {
+		t.Fatal("serve exited 0 without a database")
+	}
+	if !strings.Contains(p.stdout.String(), "database not reachable yet, retrying") {
+		t.Error("serve gave up without retrying the database")
+	}
+	msg := p.stderr.String()
+	if strings.Count(msg, "\n") != 1 || !strings.HasSuffix(msg, "\n") {
+		t.Errorf("stderr is not one line: %q", msg)
+	}
+	for _, want := range []string{addr, "unreachable", "connection refused"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("stderr %q does not say %q", msg, want)
+		}
+	}
+	if strings.Contains(p.output(), "hunter2-secret") {
+		t.Error("the password was printed")
+	}
+}

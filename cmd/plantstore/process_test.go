@@ -1,0 +1,263 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The process tests run the real binary as an operator does: configured by
+// its environment, stopped by signals, restarted on the same database. The
+// binary is built once per test run, by the first test that needs it.
+
+// serviceBinary is the binary the process tests run.
+var serviceBinary struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// TestMain removes the binary the process tests built, once every test has
+// run; a package whose tests start no process builds nothing.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if serviceBinary.dir != "" {
+		_ = os.RemoveAll(serviceBinary.dir)
+	}
+	os.Exit(code)
+}
+
+// buildBinary builds this command, with the race detector when the tests
+// themselves run with it, so that a race in a signal path is caught too.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	serviceBinary.once.Do(func() {
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			serviceBinary.err = fmt.Errorf("the go command is needed to build the service: %w", err)
+			return
+		}
+		if serviceBinary.dir, err = os.MkdirTemp("", "plantstore-process-test-"); err != nil {
+			serviceBinary.err = err
+			return
+		}
+		path := filepath.Join(serviceBinary.dir, "plantstore")
+		args := []string{"build", "-o", path}
+		if raceEnabled() {
+			args = append(args, "-race")
+		}
+		cmd := exec.Command(goTool, append(args, ".")...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			serviceBinary.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		serviceBinary.path = path
+	})
+	if serviceBinary.err != nil {
+		t.Fatal(serviceBinary.err)
+	}
+	return serviceBinary.path
+}
+
+// raceEnabled reports whether this test binary was built with -race.
+func raceEnabled() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-race" {
+			return s.Value == "true"
+		}
+	}
+	return false
+}
+
+// processSecret is the HS256 secret every started process verifies tokens
+// with, so that a token stays good across a restart.
+var processSecret = []byte("a-process-test-secret-that-is-long-enough-for-hs256")
+
+// process is one running plantstore binary.
+type process struct {
+	cmd            *exec.Cmd
+	stdout, stderr *syncBuffer // the JSON log, and what the command prints on failure
+	exited         chan struct{}
+	state          *os.ProcessState // set when exited is closed
+	api, admin     string           // base URLs, once listening
+	signalled      time.Time        // when the last signal was sent
+}
+
+// launch starts `plantstore serve` with the given settings on top of an
+// HS256 secret and listeners on free loopback ports. It does not wait for
+// the service to be ready. The process is killed when the test ends, if it
+// is still running.
+func launch(t *testing.T, env map[string]string) *process {
+	t.Helper()
+	bin := buildBinary(t)
+	secretFile := filepath.Join(t.TempDir(), "jwt-secret")
+	write(t, secretFile, append(processSecret, '\n'))
+
+	vars := map[string]string{
+		"PLANTSTORE_ADDR":            "127.0.0.1:0",
+		"PLANTSTORE_ADMIN_ADDR":      "127.0.0.1:0",
+		"PLANTSTORE_JWT_SECRET_FILE": secretFile,
+		"PLANTSTORE_LOG_LEVEL":       "info",
+	}
+	for k, v := range env {
+		vars[k] = v
+	}
+	cmd := exec.Command(bin, "serve")
+	for _, kv := range os.Environ() {
+		// Settings come from the test alone, not from the shell running it.
+		if !strings.HasPrefix(kv, "PLANTSTORE_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	for k, v := range vars {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	p := &process{cmd: cmd, stdout: &syncBuffer{}, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	go func() {
+		_ = cmd.Wait() // the exit status is read from ProcessState
+		p.state = cmd.ProcessState
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.exited:
+		default:
+			_ = cmd.Process.Kill()
+			<-p.exited
+		}
+		if strings.Contains(p.stderr.String(), "WARNING: DATA RACE") {
+			t.Errorf("the service reported a data race:\n%s", p.stderr.String())
+		}
+		if t.Failed() {
+			t.Logf("service output:\n%s", p.output())
+		}
+	})
+	return p
+}
+
+// startProcess launches the service on databaseURL and waits until its
+// listeners are up and it reports ready.
+func startProcess(t *testing.T, databaseURL string, env map[string]string) *process {
+	t.Helper()
+	vars := map[string]string{"PLANTSTORE_DATABASE_URL": databaseURL}
+	for k, v := range env {
+		vars[k] = v
+	}
+	p := launch(t, vars)
+	deadline := time.Now().Add(time.Minute)
+	for p.api == "" || p.admin == "" {
+		p.readListeners()
+		p.pause(t, deadline, "to listen")
+	}
+	client := newLoadClient(1)
+	defer client.CloseIdleConnections()
+	for {
+		resp, err := client.Get(p.admin + "/readyz")
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return p
+			}
+		}
+		p.pause(t, deadline, "to be ready")
+	}
+}
+
+// pause waits a little before the next look at a starting process, and
+// fails the test if the process has exited or the deadline has passed.
+func (p *process) pause(t *testing.T, deadline time.Time, what string) {
+	t.Helper()
+	select {
+	case <-p.exited:
+		t.Fatalf("the service exited (%v) before it came %s (its output follows)", p.state, what)
+	case <-time.After(20 * time.Millisecond):
+	}
+	if time.Now().After(deadline) {
+		t.Fatalf("the service did not come %s (its output follows)", what)
+	}
+}
+
+// readListeners finds the addresses in the "listening" log lines.
+func (p *process) readListeners() {
+	for _, line := range strings.Split(p.stdout.String(), "\n") {
+		var entry struct {
+			Msg      string `json:"msg"`
+			Listener string `json:"listener"`
+			Addr     string `json:"addr"`
+		}
+		if json.Unmarshal([]byte(line), &entry) != nil || entry.Msg != "listening" {
+			continue
+		}
+		switch entry.Listener {
+		case "api":
+			p.api = "http://" + entry.Addr
+		case "admin":
+			p.admin = "http://" + entry.Addr
+		}
+	}
+}
+
+// signal sends sig to the process and notes when.
+func (p *process) signal(t *testing.T, sig os.Signal) {
+	t.Helper()
+	p.signalled = time.Now()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Errorf("send %v: %v", sig, err)
+	}
+}
+
+// waitExit waits at most within, counted from the last signal (or from
+// now), for the process to exit, and returns its state. It fails the test
+// if the process is still running then.
+func (p *process) waitExit(t *testing.T, within time.Duration) *os.ProcessState {
+	t.Helper()
+	from := p.signalled
+	if from.IsZero() {
+		from = time.Now()
+	}
+	select {
+	case <-p.exited:
+		return p.state
+	case <-time.After(time.Until(from.Add(within))):
+		t.Fatalf("the service was still running %s after it was told to stop (its output follows)", within)
+		return nil
+	}
+}
+
+// killedBy reports whether the process ended by sig.
+func killedBy(state *os.ProcessState, sig syscall.Signal) bool {
+	ws, ok := state.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == sig
+}
+
+// output is what the process wrote, for failure messages, without the
+// access log lines, which would bury the rest.
+func (p *process) output() string {
+	var b strings.Builder
+	requests := 0
+	for _, line := range strings.SplitAfter(p.stdout.String(), "\n") {
+		if strings.Contains(line, `"msg":"request"`) {
+			requests++
+			continue
+		}
+		b.WriteString(line)
+	}
+	return fmt.Sprintf("--- stdout (%d access log lines left out)\n%s--- stderr\n%s", requests, b.String(), p.stderr.String())
+}
