@@ -15,6 +15,10 @@ const maxNesting = 32
 // maxKeyEcho bounds how much of an unknown key an error message repeats.
 const maxKeyEcho = 64
 
+// maxUnknownNamed bounds how many unknown fields an error message names; the
+// rest are counted, so a body of many keys cannot make a huge answer.
+const maxUnknownNamed = 5
+
 // syntaxError means the body is not exactly one valid JSON object (40001).
 type syntaxError struct {
 	offset  int
@@ -48,6 +52,7 @@ type fields struct {
 	tagIsString, tagIsNull  bool
 	nameBadText, tagBadText bool // lone surrogate escapes
 	problems                domain.FieldErrors
+	unknown                 int // unknown fields seen
 }
 
 // decodeNewPlant parses body as a NewPlant. It returns a *syntaxError when the
@@ -112,7 +117,9 @@ func (d *decoder) topLevel(f *fields) error {
 		case "tag":
 			err = d.tagValue(f)
 		default:
-			f.problems = append(f.problems, &domain.FieldError{Field: echo(key), Problem: "unknown field"})
+			if f.unknown++; f.unknown <= maxUnknownNamed {
+				f.problems = append(f.problems, &domain.FieldError{Field: echo(key), Problem: "unknown field"})
+			}
 			err = d.skipValue(1)
 		}
 		if err != nil {
@@ -228,6 +235,9 @@ func (f *fields) newPlant() (domain.NewPlant, error) {
 	problems := f.problems
 	add := func(field, problem string) {
 		problems = append(problems, &domain.FieldError{Field: field, Problem: problem})
+	}
+	if more := f.unknown - maxUnknownNamed; more > 0 {
+		add("body", strconv.Itoa(more)+" more unknown fields")
 	}
 	var np domain.NewPlant
 	switch {

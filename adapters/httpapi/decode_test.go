@@ -127,6 +127,20 @@ func TestDecodeNamesTheOffendingField(t *testing.T) {
 	}
 }
 
+func TestDecodeNamesAFewUnknownFieldsAndCountsTheRest(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"id":1,"name":"a"`)
+	for i := range 1000 {
+		b.WriteString(`,"k` + strconv.Itoa(i) + `":0`)
+	}
+	b.WriteString("}")
+	_, err := decodeNewPlant([]byte(b.String()))
+	want := "k0: unknown field; k1: unknown field; k2: unknown field; k3: unknown field; k4: unknown field; body: 995 more unknown fields"
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v", err)
+	}
+}
+
 func TestDecodeSyntaxBeatsFieldErrors(t *testing.T) {
 	_, err := decodeNewPlant([]byte(`{"Name":1, "id":"x"`))
 	if !errors.Is(err, errSyntax) {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
@@ -30,11 +31,11 @@ func (a *API) createPlant(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		a.metrics.authFailure(err)
-		a.writeError(w, r, err)
+		a.refuseUnread(w, r, err)
 		return
 	}
 	if err := checkContentType(r); err != nil {
-		a.writeError(w, r, err)
+		a.refuseUnread(w, r, err)
 		return
 	}
 	buf := bodyPool.Get().(*[]byte)
@@ -42,7 +43,7 @@ func (a *API) createPlant(w http.ResponseWriter, r *http.Request) {
 	body, err := readBody(r, (*buf)[:0], a.maxBodyBytes)
 	*buf = body[:0]
 	if err != nil {
-		a.writeError(w, r, err)
+		a.refuseUnread(w, r, err)
 		return
 	}
 	np, err := decodeNewPlant(body)
@@ -59,6 +60,22 @@ func (a *API) createPlant(w http.ResponseWriter, r *http.Request) {
 	out := appendPlant(body[:0], plant)
 	*buf = out[:0]
 	writeJSON(w, http.StatusOK, out)
+}
+
+// refuseUnread answers a request whose body was not read to the end, and
+// closes the connection after the answer. Left to itself net/http would read
+// up to 256 KiB of the unread body, before answering and again before closing,
+// so a refused client that announces a body and never sends it would hold
+// the connection until the read timeout.
+func (a *API) refuseUnread(w http.ResponseWriter, r *http.Request, err error) {
+	if r.ContentLength == 0 {
+		a.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Connection", "close")
+	a.writeError(w, r, err)
+	// The answer is written; reading more of this connection is pointless.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }
 
 // checkContentType accepts exactly one Content-Type of application/json;
