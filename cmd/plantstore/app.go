@@ -108,7 +108,7 @@ var apiModule = fx.Module("httpapi",
 	),
 	fx.Invoke(func(lc fx.Lifecycle, cfg *Config, api *httpapi.API, ls *Listeners, log *slog.Logger) {
 		srv := newServer(cfg, api, log)
-		lc.Append(serverHook("API", cfg.Addr, srv, &ls.API, log))
+		lc.Append(serverHook("API", cfg.Addr, srv, &ls.API, cfg.ShutdownTimeout, log))
 	}),
 )
 
@@ -117,7 +117,7 @@ var adminModule = fx.Module("admin",
 	fx.Provide(func(p admin.Pinger, g prometheus.Gatherer) *admin.Handler { return admin.New(p, g) }),
 	fx.Invoke(func(lc fx.Lifecycle, cfg *Config, h *admin.Handler, ls *Listeners, log *slog.Logger) {
 		srv := newServer(cfg, h, log)
-		hook := serverHook("admin", cfg.AdminAddr, srv, &ls.Admin, log)
+		hook := serverHook("admin", cfg.AdminAddr, srv, &ls.Admin, cfg.ShutdownTimeout, log)
 		stop := hook.OnStop
 		hook.OnStop = func(ctx context.Context) error {
 			h.Drain()
@@ -141,8 +141,9 @@ func newServer(cfg *Config, h http.Handler, log *slog.Logger) *http.Server {
 }
 
 // serverHook listens on start, so a taken port fails start-up, and shuts
-// down gracefully on stop: no new connections, in-flight requests finish.
-func serverHook(name, addr string, srv *http.Server, bound *net.Addr, log *slog.Logger) fx.Hook {
+// down gracefully on stop: no new connections, in-flight requests finish
+// within the grace period, after which the remaining connections are closed.
+func serverHook(name, addr string, srv *http.Server, bound *net.Addr, grace time.Duration, log *slog.Logger) fx.Hook {
 	return fx.Hook{
 		OnStart: func(context.Context) error {
 			ln, err := net.Listen("tcp", addr)
@@ -159,7 +160,13 @@ func serverHook(name, addr string, srv *http.Server, bound *net.Addr, log *slog.
 			return nil
 		},
 		OnStop: func(ctx context.Context) error {
-			return srv.Shutdown(ctx)
+			ctx, cancel := context.WithTimeout(ctx, grace)
+			defer cancel()
+			if err := srv.Shutdown(ctx); err != nil {
+				log.Warn("grace period over, closing connections", "listener", strings.ToLower(name), "error", err.Error())
+				return srv.Close()
+			}
+			return nil
 		},
 	}
 }
