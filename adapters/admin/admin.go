@@ -6,6 +6,7 @@ package admin
 import (
 	"context"
 	"net/http"
+	"net/http/pprof"
 	"sync/atomic"
 	"time"
 
@@ -29,12 +30,20 @@ type Handler struct {
 	draining atomic.Bool
 }
 
-// New returns the admin handler. Metrics are gathered from g.
-func New(store Pinger, g prometheus.Gatherer) *Handler {
+// New returns the admin handler. Metrics are gathered from g. With profiling,
+// the Go runtime profiles are served under /debug/pprof/ as well.
+func New(store Pinger, g prometheus.Gatherer, profiling bool) *Handler {
 	h := &Handler{mux: http.NewServeMux(), store: store}
 	h.mux.HandleFunc("GET /healthz", h.healthz)
 	h.mux.HandleFunc("GET /readyz", h.readyz)
 	h.mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
+	if profiling {
+		h.mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		h.mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+		h.mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		h.mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+		h.mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	}
 	return h
 }
 

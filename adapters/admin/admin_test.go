@@ -25,7 +25,7 @@ func get(t *testing.T, h http.Handler, path string) *httptest.ResponseRecorder {
 func TestReadinessFollowsTheStoreAndDraining(t *testing.T) {
 	store := &fakeStore{}
 	reg := prometheus.NewRegistry()
-	h := New(store, reg)
+	h := New(store, reg, false)
 
 	if rec := get(t, h, "/readyz"); rec.Code != http.StatusOK {
 		t.Fatalf("ready store: got %d", rec.Code)
@@ -52,8 +52,18 @@ func TestMetricsAreServedInPrometheusFormat(t *testing.T) {
 	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "plantstore_example_total", Help: "x"})
 	reg.MustRegister(c)
 	c.Inc()
-	rec := get(t, New(&fakeStore{}, reg), "/metrics")
+	rec := get(t, New(&fakeStore{}, reg, false), "/metrics")
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "plantstore_example_total 1") {
 		t.Fatalf("metrics: %d %q", rec.Code, rec.Body.String())
+	}
+}
+
+func TestProfilesOnlyWhenAskedFor(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	if rec := get(t, New(&fakeStore{}, reg, false), "/debug/pprof/"); rec.Code != http.StatusNotFound {
+		t.Fatalf("profiles served without being enabled: %d", rec.Code)
+	}
+	if rec := get(t, New(&fakeStore{}, reg, true), "/debug/pprof/"); rec.Code != http.StatusOK {
+		t.Fatalf("profiles not served when enabled: %d", rec.Code)
 	}
 }

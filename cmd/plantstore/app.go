@@ -114,7 +114,9 @@ var apiModule = fx.Module("httpapi",
 
 // adminModule runs health checks and metrics on the admin listener.
 var adminModule = fx.Module("admin",
-	fx.Provide(func(p admin.Pinger, g prometheus.Gatherer) *admin.Handler { return admin.New(p, g) }),
+	fx.Provide(func(p admin.Pinger, g prometheus.Gatherer, cfg *Config) *admin.Handler {
+		return admin.New(p, g, cfg.Profiling)
+	}),
 	fx.Invoke(func(lc fx.Lifecycle, cfg *Config, h *admin.Handler, ls *Listeners, log *slog.Logger) {
 		srv := newServer(cfg, h, log)
 		hook := serverHook("admin", cfg.AdminAddr, srv, &ls.Admin, cfg.ShutdownTimeout, log)

@@ -45,8 +45,9 @@ type Config struct {
 	MaxHeaderBytes    int
 	ShutdownTimeout   time.Duration
 
-	LogLevel slog.Level
-	Dev      bool
+	LogLevel  slog.Level
+	Profiling bool
+	Dev       bool
 
 	// effective holds each setting's value as given, for the start-up log.
 	effective map[string]string
@@ -96,6 +97,7 @@ var settings = []setting{
 	{flag: "max-header-bytes", def: "1048576", help: "largest request header block in bytes", parse: positive(func(c *Config) *int { return &c.MaxHeaderBytes })},
 	{flag: "shutdown-timeout", def: "15s", help: "grace period for in-flight requests on SIGTERM/SIGINT", parse: duration(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
 	{flag: "log-level", def: "info", help: "debug, info, warn or error", parse: parseLogLevel},
+	{flag: "profiling", def: "false", help: "serve Go runtime profiles at /debug/pprof/ on the admin listener", parse: boolean(func(c *Config) *bool { return &c.Profiling })},
 	{flag: "dev", def: "false", help: "development mode: without a configured key, use (and create) a local secret and print a token", parse: boolean(func(c *Config) *bool { return &c.Dev })},
 }
 
