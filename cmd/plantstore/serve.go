@@ -26,9 +26,11 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 			return err
 		}
 	}
+	logOut := newBufferedLog(stdout)
+	defer logOut.Close() // after the last line, "stopped"
 	var log *slog.Logger
 	var ls *Listeners
-	app := newApp(cfg, stdout, fx.Populate(&log, &ls))
+	app := newApp(cfg, logOut, fx.Populate(&log, &ls))
 	if err := app.Err(); err != nil {
 		return startError(err)
 	}
