@@ -10,9 +10,10 @@ import (
 // Defaults used for zero Config fields.
 const (
 	// DefaultWriters is how many batches commit in parallel, each on its own
-	// connection. A few writers keep the server busy while one batch waits
-	// for its commit to reach disk.
-	DefaultWriters = 4
+	// connection. Two keep the server busy while one batch waits for its
+	// commit to reach disk; more split the waiting creates into smaller
+	// batches, which cost the server more per row (docs/performance.md).
+	DefaultWriters = 2
 	// DefaultMaxOpenConns leaves room beside the writers for readiness
 	// pings, re-reads after a lost race and the row-by-row fallback.
 	DefaultMaxOpenConns = 16
