@@ -18,6 +18,7 @@ type cpuTimes struct {
 	postgres time.Duration // every process named postgres
 	client   time.Duration // the load: this program, or pgbench
 	busy     time.Duration // the whole machine, every core, not idle
+	steal    time.Duration // taken by the hypervisor from this virtual machine
 }
 
 // sub returns the CPU spent between earlier and t.
@@ -27,6 +28,7 @@ func (t cpuTimes) sub(earlier cpuTimes) cpuTimes {
 		postgres: t.postgres - earlier.postgres,
 		client:   t.client - earlier.client,
 		busy:     t.busy - earlier.busy,
+		steal:    t.steal - earlier.steal,
 	}
 }
 
@@ -54,7 +56,7 @@ func readCPU(servicePID, clientPID int, withPostgres bool) cpuTimes {
 			t.postgres += processCPU(filepath.Base(dir))
 		}
 	}
-	t.busy = machineBusy()
+	t.busy, t.steal = machineBusy()
 	return t
 }
 
@@ -76,24 +78,25 @@ func processCPU(pid string) time.Duration {
 	return time.Duration(utime+stime) * clockTick
 }
 
-// machineBusy returns the CPU time of every core spent not idle.
-func machineBusy() time.Duration {
+// machineBusy returns the CPU time of every core spent not idle, and the
+// time the hypervisor stole.
+func machineBusy() (busy, steal time.Duration) {
 	data, err := os.ReadFile("/proc/stat")
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	line, _, _ := strings.Cut(string(data), "\n")
 	// cpu user nice system idle iowait irq softirq steal guest guest_nice;
 	// guest time is already inside user, and steal was not ours.
 	f := strings.Fields(line)
-	var busy int64
-	for _, i := range []int{1, 2, 3, 6, 7} {
-		if i < len(f) {
-			n, _ := strconv.ParseInt(f[i], 10, 64)
-			busy += n
+	field := func(i int) time.Duration {
+		if i >= len(f) {
+			return 0
 		}
+		n, _ := strconv.ParseInt(f[i], 10, 64)
+		return time.Duration(n) * clockTick
 	}
-	return time.Duration(busy) * clockTick
+	return field(1) + field(2) + field(3) + field(6) + field(7), field(8)
 }
 
 // probeCPU reads the CPU times when the window that opens warmup from now

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -37,9 +38,12 @@ type options struct {
 	sqliteConns    []int
 	preload        int
 	env            []string
+	variants       []variant
 	bins           []string
 	keep           bool
 	waitIdle       float64
+	clientProcs    int
+	profileDir     string
 	waitIdleMax    time.Duration
 }
 
@@ -57,6 +61,9 @@ func run(ctx context.Context, args []string) error {
 	o, err := parseOptions(args)
 	if err != nil {
 		return err
+	}
+	if o.clientProcs > 0 {
+		runtime.GOMAXPROCS(o.clientProcs)
 	}
 	if o.waitIdle > 0 {
 		if err := waitForIdle(ctx, o.waitIdle, o.waitIdleMax); err != nil {
@@ -89,17 +96,27 @@ func parseOptions(args []string) (options, error) {
 	serviceConns := fs.String("conns", "64", "HTTP connections of the service cells on PostgreSQL")
 	sqliteConns := fs.String("sqlite-conns", "64", "HTTP connections of the service cells on the embedded store")
 	fs.IntVar(&o.preload, "preload", 0, "rows loaded into each store before the first round (for example 10000000)")
-	fs.Func("env", "NAME=VALUE passed to the service (repeatable), e.g. PLANTSTORE_BATCH_MAX_SIZE=128", func(v string) error {
-		if !strings.HasPrefix(v, "PLANTSTORE_") || !strings.Contains(v, "=") {
-			return errors.New("want PLANTSTORE_NAME=VALUE")
+	fs.Func("env", "NAME=VALUE for every service run (repeatable): a PLANTSTORE_ setting, GOGC or GOMEMLIMIT", func(v string) error {
+		if err := checkEnv(v); err != nil {
+			return err
 		}
 		o.env = append(o.env, v)
+		return nil
+	})
+	fs.Func("variant", "LABEL or LABEL:NAME=VALUE,NAME=VALUE: one more line per service cell, run with these settings (repeatable)", func(v string) error {
+		vr, err := parseVariant(v)
+		if err != nil {
+			return err
+		}
+		o.variants = append(o.variants, vr)
 		return nil
 	})
 	fs.Func("bin", "a plantstore binary to measure instead of building ./cmd/plantstore (repeatable: each gets its own service lines)", func(v string) error {
 		o.bins = append(o.bins, v)
 		return nil
 	})
+	fs.IntVar(&o.clientProcs, "client-procs", 0, "GOMAXPROCS of this program, which generates the HTTP load (0: Go's default, every core)")
+	fs.StringVar(&o.profileDir, "profile", "", "save a CPU profile of every service cell's measured window into this directory (turns PLANTSTORE_PROFILING on)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the benchmark database and files instead of dropping them")
 	fs.Float64Var(&o.waitIdle, "wait-idle", 0, "before starting, wait until the 1-minute load average is below this (0: do not wait)")
 	fs.DurationVar(&o.waitIdleMax, "wait-idle-max", 40*time.Minute, "longest wait for -wait-idle")
@@ -143,4 +160,38 @@ func counts(list string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// variant is one set of settings the service is measured with.
+type variant struct {
+	label string
+	env   []string
+}
+
+func parseVariant(v string) (variant, error) {
+	label, settings, _ := strings.Cut(v, ":")
+	if label == "" {
+		return variant{}, errors.New("a variant needs a label, as tuned:GOGC=400")
+	}
+	vr := variant{label: label}
+	if settings == "" {
+		return vr, nil
+	}
+	for _, kv := range strings.Split(settings, ",") {
+		if err := checkEnv(kv); err != nil {
+			return variant{}, err
+		}
+		vr.env = append(vr.env, kv)
+	}
+	return vr, nil
+}
+
+// checkEnv accepts the variables that tune the service: its settings and
+// the Go runtime's memory knobs.
+func checkEnv(kv string) error {
+	name, _, ok := strings.Cut(kv, "=")
+	if !ok || !(strings.HasPrefix(name, "PLANTSTORE_") || name == "GOGC" || name == "GOMEMLIMIT") {
+		return fmt.Errorf("%q: want PLANTSTORE_NAME=VALUE, GOGC=VALUE or GOMEMLIMIT=VALUE", kv)
+	}
+	return nil
 }

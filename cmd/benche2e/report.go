@@ -30,6 +30,13 @@ func report(w io.Writer, m machine, o options, cells []*cell) {
 	if len(o.env) > 0 {
 		fmt.Fprintf(w, "service settings: %s\n", strings.Join(o.env, " "))
 	}
+	for _, v := range o.variants {
+		settings := strings.Join(v.env, " ")
+		if settings == "" {
+			settings = "the defaults"
+		}
+		fmt.Fprintf(w, "variant %s: %s\n", v.label, settings)
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| store | load | conns | req/s | rounds (req/s) | p50 | p99 | ratio | non-2xx | peak RSS | CPU µs/op: service · postgres · load · other |")
 	fmt.Fprintln(w, "|---|---|--:|--:|---|--:|--:|--:|--:|--:|--:|")
@@ -64,14 +71,14 @@ func checkTargets(w io.Writer, cells []*cell) {
 		case c.store == "postgres" && c.conns == targetConns && ref != nil:
 			r := pairedRatio(c, ref)
 			p99 := time.Duration(median(c, func(s *sample) float64 { return float64(s.percentile(0.99)) }))
-			verdict(w, r >= targetRatioPostgres, "%s, %d connections: %.2f× pgbench -c%d (target ≥ %.1f×)", c.load, c.conns, r, ref.conns, targetRatioPostgres)
-			verdict(w, p99 <= targetP99, "PostgreSQL, %d connections: p99 %s (target ≤ %s)", c.conns, ms(float64(p99)), targetP99)
-			verdict(w, failures(c) == 0, "PostgreSQL, %d connections: %d non-2xx (target 0)", c.conns, failures(c))
-			verdict(w, peak(c) <= targetRSS, "PostgreSQL, %d connections: peak RSS %.1f MiB (target ≤ %d MiB)", c.conns, float64(peak(c))/(1<<20), targetRSS>>20)
+			verdict(w, r >= targetRatioPostgres, "PostgreSQL, %s, %d connections: %.2f× pgbench -c%d (target ≥ %.1f×)", c.load, c.conns, r, ref.conns, targetRatioPostgres)
+			verdict(w, p99 <= targetP99, "PostgreSQL, %s, %d connections: p99 %s (target ≤ %s)", c.load, c.conns, ms(float64(p99)), targetP99)
+			verdict(w, failures(c) == 0, "PostgreSQL, %s, %d connections: %d non-2xx (target 0)", c.load, c.conns, failures(c))
+			verdict(w, peak(c) <= targetRSS, "PostgreSQL, %s, %d connections: peak RSS %.1f MiB (target ≤ %d MiB)", c.load, c.conns, float64(peak(c))/(1<<20), targetRSS>>20)
 		case c.store == "sqlite" && ref != nil:
 			r := pairedRatio(c, ref)
-			verdict(w, r >= targetRatioSQLite, "embedded store, %d connections: %.2f× the plain loop (target ≥ %.1f×)", c.conns, r, targetRatioSQLite)
-			verdict(w, failures(c) == 0, "embedded store, %d connections: %d non-2xx (target 0)", c.conns, failures(c))
+			verdict(w, r >= targetRatioSQLite, "embedded store, %s, %d connections: %.2f× the plain loop (target ≥ %.1f×)", c.load, c.conns, r, targetRatioSQLite)
+			verdict(w, failures(c) == 0, "embedded store, %s, %d connections: %d non-2xx (target 0)", c.load, c.conns, failures(c))
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -60,15 +61,28 @@ func (b *bench) cells() []*cell {
 	return cs
 }
 
-// serviceCells returns a service cell for every binary measured.
+// serviceCells returns a service cell for every binary and variant measured.
 func (b *bench) serviceCells(store string, conns int, env []string) []*cell {
+	variants := b.opts.variants
+	if len(variants) == 0 {
+		variants = []variant{{}}
+	}
 	var cs []*cell
 	for _, bin := range b.bins {
-		load := "service POST /plants"
-		if len(b.bins) > 1 {
-			load += " [" + filepath.Base(bin) + "]"
+		for _, v := range variants {
+			var labels []string
+			if len(b.bins) > 1 {
+				labels = append(labels, filepath.Base(bin))
+			}
+			if v.label != "" {
+				labels = append(labels, v.label)
+			}
+			load := "service POST /plants"
+			if len(labels) > 0 {
+				load += " [" + strings.Join(labels, " ") + "]"
+			}
+			cs = append(cs, b.serviceCell(store, load, bin, conns, append(slices.Clone(env), v.env...)))
 		}
-		cs = append(cs, b.serviceCell(store, load, bin, conns, env))
 	}
 	return cs
 }
@@ -76,8 +90,11 @@ func (b *bench) serviceCells(store string, conns int, env []string) []*cell {
 // serviceCell starts the service bin on a store, loads it over HTTP with
 // conns connections, and stops it, reading its peak RSS just before.
 func (b *bench) serviceCell(store, load, bin string, conns int, env []string) *cell {
-	env = append(slices.Clone(env), "PLANTSTORE_JWT_SECRET_FILE="+b.secret)
-	env = append(env, b.opts.env...)
+	// Later entries win: a variant's settings over -env, both over the run's.
+	env = slices.Concat([]string{"PLANTSTORE_JWT_SECRET_FILE=" + b.secret}, b.opts.env, env)
+	if b.opts.profileDir != "" {
+		env = append(env, "PLANTSTORE_PROFILING=true")
+	}
 	return &cell{store: store, load: load, conns: conns, service: true,
 		run: func(ctx context.Context) (*sample, error) {
 			svc, err := startService(ctx, bin, b.dir, env)
@@ -85,9 +102,19 @@ func (b *bench) serviceCell(store, load, bin string, conns int, env []string) *c
 				return nil, err
 			}
 			cpu := probeCPU(ctx, b.opts.warmup, b.opts.duration, svc.cmd.Process.Pid, 0, store == "postgres")
+			var profiled <-chan error
+			if b.opts.profileDir != "" {
+				name := fmt.Sprintf("%s-c%d-%s-%d.pprof", store, conns, strings.NewReplacer(" ", "-", "/", "", "[", "", "]", "").Replace(load), time.Now().Unix())
+				profiled = svc.profile(ctx, filepath.Join(b.opts.profileDir, name), b.opts.warmup, b.opts.duration)
+			}
 			s, loadErr := runLoad(ctx, svc.api, b.token, conns, b.opts.warmup, b.opts.duration)
+			if profiled != nil {
+				if err := <-profiled; err != nil {
+					progress("no profile: %v", err)
+				}
+			}
 			rss, rssErr := svc.peakRSS()
-			batch := svc.meanBatch()
+			batch, batchTook := svc.batchStats()
 			stopErr := svc.stop()
 			switch {
 			case loadErr != nil:
@@ -97,7 +124,7 @@ func (b *bench) serviceCell(store, load, bin string, conns int, env []string) *c
 			case stopErr != nil:
 				return nil, stopErr
 			}
-			s.rss, s.batch = rss, batch
+			s.rss, s.batch, s.batchTook = rss, batch, batchTook
 			s.cpu = <-cpu
 			return s, nil
 		}}
@@ -117,9 +144,9 @@ func (b *bench) runRounds(ctx context.Context) ([]*cell, error) {
 				return nil, fmt.Errorf("round %d, %s %s c=%d: %w", r, c.store, c.load, c.conns, err)
 			}
 			c.samples = append(c.samples, s)
-			progress("round %d/%d  %-8s %-22s c=%-3d %8.0f/s  p50 %-9s p99 %-9s failed %d%s  %s",
-				r, b.opts.rounds, c.store, c.load, c.conns, s.rate(),
-				s.percentile(0.50).Round(10*time.Microsecond), s.percentile(0.99).Round(10*time.Microsecond),
+			q := func(p float64) time.Duration { return s.percentile(p).Round(10 * time.Microsecond) }
+			progress("round %d/%d  %-8s %-22s c=%-3d %8.0f/s  p50 %s p90 %s p99 %s p99.9 %s max %s  failed %d%s  %s",
+				r, b.opts.rounds, c.store, c.load, c.conns, s.rate(), q(0.50), q(0.90), q(0.99), q(0.999), q(1),
 				s.failed, serviceNote(s), cpuNote(c, s))
 		}
 	}
@@ -151,13 +178,14 @@ func serviceNote(s *sample) string {
 	if s.rss == 0 {
 		return ""
 	}
-	return fmt.Sprintf("  rss %.1f MiB  batch %.1f", float64(s.rss)/(1<<20), s.batch)
+	return fmt.Sprintf("  rss %.1f MiB  batch %.1f in %s", float64(s.rss)/(1<<20), s.batch, s.batchTook.Round(10*time.Microsecond))
 }
 
 // cpuNote says how much CPU one operation of c's sample s cost, and where,
 // and how busy the machine was.
 func cpuNote(c *cell, s *sample) string {
 	one := &cell{store: c.store, service: c.service, samples: []*sample{s}}
-	busy := 100 * s.cpu.busy.Seconds() / (s.window.Seconds() * float64(runtime.NumCPU()))
-	return fmt.Sprintf("cpu µs/op %s, machine %.0f%% busy", cpuColumn(one), busy)
+	capacity := s.window.Seconds() * float64(runtime.NumCPU()) / 100
+	return fmt.Sprintf("cpu µs/op %s, machine %.0f%% busy, %.0f%% stolen", cpuColumn(one),
+		s.cpu.busy.Seconds()/capacity, s.cpu.steal.Seconds()/capacity)
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -103,33 +104,66 @@ func (s *service) peakRSS() (int64, error) {
 	return 0, errors.New("no VmHWM in /proc status")
 }
 
-// meanBatch reads the mean number of creates per commit from the service's
-// metrics, or 0 if it cannot.
-func (s *service) meanBatch() float64 {
+// batchStats reads from the service's metrics the mean number of creates
+// per commit and the mean time a batch took, from its statement to its
+// commit; zeros if it cannot.
+func (s *service) batchStats() (size float64, took time.Duration) {
 	resp, err := http.Get("http://" + s.admin + "/metrics")
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	defer resp.Body.Close()
-	var sum, count float64
+	values := map[string]float64{}
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
-		line := sc.Text()
-		name, value, ok := strings.Cut(line, " ")
-		if !ok {
+		name, value, ok := strings.Cut(sc.Text(), " ")
+		if !ok || !strings.HasPrefix(name, "plantstore_store_batch_") {
 			continue
 		}
-		switch {
-		case strings.HasPrefix(name, "plantstore_store_batch_size_sum"):
-			sum, _ = strconv.ParseFloat(value, 64)
-		case strings.HasPrefix(name, "plantstore_store_batch_size_count"):
-			count, _ = strconv.ParseFloat(value, 64)
+		name, _, _ = strings.Cut(name, "{")
+		values[name], _ = strconv.ParseFloat(value, 64)
+	}
+	if n := values["plantstore_store_batch_size_count"]; n > 0 {
+		size = values["plantstore_store_batch_size_sum"] / n
+	}
+	if n := values["plantstore_store_batch_duration_seconds_count"]; n > 0 {
+		took = time.Duration(values["plantstore_store_batch_duration_seconds_sum"] / n * 1e9)
+	}
+	return size, took
+}
+
+// profile saves a CPU profile of the service's measured window, which opens
+// warmup from now, to path, through the admin listener's /debug/pprof/.
+func (s *service) profile(ctx context.Context, path string, warmup, duration time.Duration) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		select {
+		case <-ctx.Done():
+			done <- ctx.Err()
+			return
+		case <-time.After(warmup):
 		}
-	}
-	if count == 0 {
-		return 0
-	}
-	return sum / count
+		url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", s.admin, max(1, int(duration.Seconds())))
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			done <- fmt.Errorf("%s: %s", url, resp.Status)
+			return
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			done <- err
+			return
+		}
+		_, err = io.Copy(f, resp.Body)
+		done <- errors.Join(err, f.Close())
+	}()
+	return done
 }
 
 // stop sends SIGTERM, as an orchestrator would, and waits for a clean exit.
