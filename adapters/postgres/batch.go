@@ -128,21 +128,21 @@ func (s *Store) insertOnce(ctx context.Context, recs []application.Record, pendi
 	n := len(pending)
 	ids := make([]int64, n)
 	names := make([]string, n)
-	tags := make([]sql.NullString, n)
+	tags := make([]string, n)
+	tagged := make([]bool, n)
 	creators := make([]string, n)
 	times := make([]string, n)
 	for k, p := range pending {
 		rec := recs[p]
 		ids[k] = int64(rec.Plant.ID())
 		names[k] = rec.Plant.Name().String()
-		if tag := rec.Plant.Tag(); tag.IsSet() {
-			tags[k] = sql.NullString{String: tag.String(), Valid: true}
-		}
+		tags[k], tagged[k] = rec.Plant.Tag().String(), rec.Plant.Tag().IsSet()
 		creators[k] = rec.CreatedBy
 		times[k] = rec.CreatedAt.UTC().Format(time.RFC3339Nano)
 	}
 
-	rows, err := insert.QueryxContext(ctx, pq.Array(ids), pq.Array(names), pq.Array(tags), pq.Array(creators), pq.Array(times))
+	rows, err := insert.QueryxContext(ctx, bigintArray(ids), textArray(names, nil), textArray(tags, tagged),
+		textArray(creators, nil), textArray(times, nil))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,52 @@
+package postgres
+
+import "strconv"
+
+// The batch statement takes its rows as five arrays. They are written here
+// as PostgreSQL array literals in one pass each, rather than through
+// pq.Array, whose arrays of nullable strings go through reflection for every
+// element of every batch.
+
+// textArray returns the text[] literal of elems; element k is NULL when
+// valid is not nil and valid[k] is false. Every element is quoted, so no
+// content (a comma, a brace, the word NULL, an empty string) can change the
+// array's shape.
+func textArray(elems []string, valid []bool) string {
+	size := 2
+	for _, s := range elems {
+		size += len(s) + 4
+	}
+	b := make([]byte, 0, size)
+	b = append(b, '{')
+	for k, s := range elems {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		if valid != nil && !valid[k] {
+			b = append(b, "NULL"...)
+			continue
+		}
+		b = append(b, '"')
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c == '"' || c == '\\' {
+				b = append(b, '\\')
+			}
+			b = append(b, s[i])
+		}
+		b = append(b, '"')
+	}
+	return string(append(b, '}'))
+}
+
+// bigintArray returns the bigint[] literal of ids.
+func bigintArray(ids []int64) string {
+	b := make([]byte, 0, 2+len(ids)*20)
+	b = append(b, '{')
+	for k, id := range ids {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(append(b, '}'))
+}
