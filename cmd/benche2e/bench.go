@@ -61,6 +61,9 @@ func newBench(ctx context.Context, o options) (b *bench, err error) {
 	b.machine = describeMachine(ctx, o.pgURL)
 
 	if o.measures("postgres") {
+		if _, err := exec.LookPath("pgbench"); err != nil {
+			return nil, errors.New("pgbench is not installed: install the PostgreSQL client (postgresql-client), or measure -stores sqlite only")
+		}
 		if b.pg, err = createDatabase(ctx, o.pgURL); err != nil {
 			return nil, err
 		}

@@ -114,7 +114,7 @@ func (b *bench) serviceCell(store, load, bin string, conns int, env []string) *c
 				}
 			}
 			rss, rssErr := svc.peakRSS()
-			batch, batchTook := svc.batchStats()
+			stats := svc.stats()
 			stopErr := svc.stop()
 			switch {
 			case loadErr != nil:
@@ -124,7 +124,7 @@ func (b *bench) serviceCell(store, load, bin string, conns int, env []string) *c
 			case stopErr != nil:
 				return nil, stopErr
 			}
-			s.rss, s.batch, s.batchTook = rss, batch, batchTook
+			s.rss, s.service = rss, stats
 			s.cpu = <-cpu
 			return s, nil
 		}}
@@ -178,7 +178,8 @@ func serviceNote(s *sample) string {
 	if s.rss == 0 {
 		return ""
 	}
-	return fmt.Sprintf("  rss %.1f MiB  batch %.1f in %s", float64(s.rss)/(1<<20), s.batch, s.batchTook.Round(10*time.Microsecond))
+	return fmt.Sprintf("  rss %.1f MiB  batch %.1f in %s  served >10ms %.2f%%", float64(s.rss)/(1<<20),
+		s.service.batch, s.service.batchTook.Round(10*time.Microsecond), 100*s.service.slowShare)
 }
 
 // cpuNote says how much CPU one operation of c's sample s cost, and where,

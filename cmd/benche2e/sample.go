@@ -13,8 +13,7 @@ type sample struct {
 	latencies []time.Duration // one per completed operation
 	rss       int64           // the service's peak resident set in bytes; 0 when not measured
 	cpu       cpuTimes        // CPU spent in the window
-	batch     float64         // the service's mean creates per commit, over its whole run
-	batchTook time.Duration   // the service's mean time to store a batch, over its whole run
+	service   serviceStats    // the service's own metrics, over its whole run
 }
 
 // rate is completed operations per second.

@@ -104,32 +104,54 @@ func (s *service) peakRSS() (int64, error) {
 	return 0, errors.New("no VmHWM in /proc status")
 }
 
-// batchStats reads from the service's metrics the mean number of creates
-// per commit and the mean time a batch took, from its statement to its
-// commit; zeros if it cannot.
-func (s *service) batchStats() (size float64, took time.Duration) {
+// serviceStats is what the service's own metrics say about a run.
+type serviceStats struct {
+	batch     float64       // mean creates per commit
+	batchTook time.Duration // mean time to store a batch, statement to commit
+	slowShare float64       // share of POST /plants the service took more than 10 ms to answer
+}
+
+// stats reads the service's metrics; zeros where it cannot.
+func (s *service) stats() serviceStats {
+	var st serviceStats
 	resp, err := http.Get("http://" + s.admin + "/metrics")
 	if err != nil {
-		return 0, 0
+		return st
 	}
 	defer resp.Body.Close()
 	values := map[string]float64{}
+	var within10ms, all float64
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
 		name, value, ok := strings.Cut(sc.Text(), " ")
-		if !ok || !strings.HasPrefix(name, "plantstore_store_batch_") {
+		if !ok {
 			continue
 		}
-		name, _, _ = strings.Cut(name, "{")
-		values[name], _ = strconv.ParseFloat(value, 64)
+		v, _ := strconv.ParseFloat(value, 64)
+		if strings.HasPrefix(name, "plantstore_http_request_duration_seconds_bucket{") && strings.Contains(name, `route="/plants"`) {
+			switch {
+			case strings.Contains(name, `le="0.01"`):
+				within10ms += v
+			case strings.Contains(name, `le="+Inf"`):
+				all += v
+			}
+			continue
+		}
+		if strings.HasPrefix(name, "plantstore_store_batch_") {
+			name, _, _ = strings.Cut(name, "{")
+			values[name] = v
+		}
 	}
 	if n := values["plantstore_store_batch_size_count"]; n > 0 {
-		size = values["plantstore_store_batch_size_sum"] / n
+		st.batch = values["plantstore_store_batch_size_sum"] / n
 	}
 	if n := values["plantstore_store_batch_duration_seconds_count"]; n > 0 {
-		took = time.Duration(values["plantstore_store_batch_duration_seconds_sum"] / n * 1e9)
+		st.batchTook = time.Duration(values["plantstore_store_batch_duration_seconds_sum"] / n * 1e9)
 	}
-	return size, took
+	if all > 0 {
+		st.slowShare = (all - within10ms) / all
+	}
+	return st
 }
 
 // profile saves a CPU profile of the service's measured window, which opens
