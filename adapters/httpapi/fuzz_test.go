@@ -207,3 +207,10 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// staticVerifier accepts every token as the same principal.
+type staticVerifier struct{ p application.Principal }
+
+func (v staticVerifier) Verify(context.Context, string) (application.Principal, error) {
+	return v.p, nil
+}
