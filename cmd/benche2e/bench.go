@@ -17,16 +17,19 @@ import (
 // bench holds what a run sets up once: the service binary, a token, the
 // PostgreSQL database and the embedded store's file.
 type bench struct {
-	opts     options
-	dir      string   // scratch directory: binary, secret, files, logs
-	bin      string   // the binary that mints the token and migrates
-	bins     []string // the binaries measured
-	secret   string   // secret file the service verifies tokens with
-	token    string
-	pg       *pgDatabase
-	sqlite   string // embedded store's file
-	machine  machine
-	cleanups []func()
+	opts    options
+	dir     string   // scratch directory: binary, secret, files, logs
+	bin     string   // the binary that mints the token and migrates
+	bins    []string // the binaries measured
+	secret  string   // secret file the service verifies tokens with
+	token   string
+	pg      *pgDatabase
+	sqlite  string // embedded store's file
+	machine machine
+	// discarded counts the rounds measured again because other work
+	// disturbed them.
+	discarded int
+	cleanups  []func()
 }
 
 // newBench builds the service and prepares both stores. On error it undoes

@@ -45,6 +45,7 @@ type options struct {
 	clientProcs    int
 	profileDir     string
 	waitIdleMax    time.Duration
+	maxNoise       float64
 }
 
 func main() {
@@ -79,7 +80,7 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	report(os.Stdout, b.machine, o, rows)
+	report(os.Stdout, b.machine, o, rows, b.discarded)
 	return nil
 }
 
@@ -120,6 +121,7 @@ func parseOptions(args []string) (options, error) {
 	fs.BoolVar(&o.keep, "keep", false, "keep the benchmark database and files instead of dropping them")
 	fs.Float64Var(&o.waitIdle, "wait-idle", 0, "before starting, wait until the 1-minute load average is below this (0: do not wait)")
 	fs.DurationVar(&o.waitIdleMax, "wait-idle-max", 40*time.Minute, "longest wait for -wait-idle")
+	fs.Float64Var(&o.maxNoise, "max-noise", 0.05, "measure a round again when other work, or the hypervisor, took more than this share of the machine during one of its cells (0: never); at most 2×rounds times")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

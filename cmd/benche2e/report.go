@@ -20,13 +20,13 @@ const (
 
 // report prints the machine, the table (Markdown, so that it can be pasted
 // into the documentation as it is) and the targets.
-func report(w io.Writer, m machine, o options, cells []*cell) {
+func report(w io.Writer, m machine, o options, cells []*cell, discarded int) {
 	fmt.Fprintf(w, "\nmachine: %s, %d cores, %s RAM, Linux %s, load average at start %s\n", m.cpu, m.cores, m.memory, m.kernel, m.load)
 	if o.measures("postgres") {
 		fmt.Fprintf(w, "PostgreSQL %s: %s\n", m.postgres, m.pgSettings)
 	}
-	fmt.Fprintf(w, "%s; %d rounds of %s measured after %s of warm-up; medians of the rounds; preloaded rows %d\n",
-		runtime.Version(), o.rounds, o.duration, o.warmup, o.preload)
+	fmt.Fprintf(w, "%s; %d rounds of %s measured after %s of warm-up (%d more measured again: disturbed by other work); medians of the rounds; preloaded rows %d\n",
+		runtime.Version(), o.rounds, o.duration, o.warmup, discarded, o.preload)
 	if len(o.env) > 0 {
 		fmt.Fprintf(w, "service settings: %s\n", strings.Join(o.env, " "))
 	}

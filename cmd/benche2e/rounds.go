@@ -131,11 +131,16 @@ func (b *bench) serviceCell(store, load, bin string, conns int, env []string) *c
 }
 
 // runRounds runs every cell once per round, in the same order each round,
-// so that slow drifts of the machine touch every cell alike.
+// so that slow drifts of the machine touch every cell alike. A round during
+// which other work took a noticeable share of the machine is measured again,
+// whole, so that the rounds stay pairs.
 func (b *bench) runRounds(ctx context.Context) ([]*cell, error) {
 	cs := b.cells()
-	for r := 1; r <= b.opts.rounds; r++ {
-		for _, c := range cs {
+	retries := 2 * b.opts.rounds
+	for r := 1; r <= b.opts.rounds; {
+		samples := make([]*sample, len(cs))
+		disturbed := ""
+		for i, c := range cs {
 			if err := b.settle(ctx, c); err != nil {
 				return nil, err
 			}
@@ -143,12 +148,25 @@ func (b *bench) runRounds(ctx context.Context) ([]*cell, error) {
 			if err != nil {
 				return nil, fmt.Errorf("round %d, %s %s c=%d: %w", r, c.store, c.load, c.conns, err)
 			}
-			c.samples = append(c.samples, s)
+			samples[i] = s
 			q := func(p float64) time.Duration { return s.percentile(p).Round(10 * time.Microsecond) }
 			progress("round %d/%d  %-8s %-22s c=%-3d %8.0f/s  p50 %s p90 %s p99 %s p99.9 %s max %s  failed %d%s  %s",
 				r, b.opts.rounds, c.store, c.load, c.conns, s.rate(), q(0.50), q(0.90), q(0.99), q(0.999), q(1),
 				s.failed, serviceNote(s), cpuNote(c, s))
+			if other, stolen := noise(c, s); disturbed == "" && (other > b.opts.maxNoise || stolen > b.opts.maxNoise) && b.opts.maxNoise > 0 {
+				disturbed = fmt.Sprintf("%s %s c=%d: other work %.0f%%, stolen %.0f%% of the machine", c.store, c.load, c.conns, 100*other, 100*stolen)
+			}
 		}
+		if disturbed != "" && retries > 0 {
+			retries--
+			b.discarded++
+			progress("round %d disturbed (%s): measuring it again", r, disturbed)
+			continue
+		}
+		for i, c := range cs {
+			c.samples = append(c.samples, samples[i])
+		}
+		r++
 	}
 	if b.pg != nil {
 		if n, err := b.pg.rows(ctx); err == nil {
@@ -156,6 +174,18 @@ func (b *bench) runRounds(ctx context.Context) ([]*cell, error) {
 		}
 	}
 	return cs, nil
+}
+
+// noise returns the shares of the machine's CPU that other work used and
+// that the hypervisor stole during the window of s.
+func noise(c *cell, s *sample) (other, stolen float64) {
+	capacity := s.window.Seconds() * float64(runtime.NumCPU())
+	t := s.cpu
+	used := t.service + t.client
+	if c.store == "postgres" {
+		used += t.postgres
+	}
+	return max(0, (t.busy-used).Seconds()) / capacity, t.steal.Seconds() / capacity
 }
 
 // settle puts the store in the same state before every cell: nothing dirty
