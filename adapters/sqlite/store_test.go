@@ -59,3 +59,28 @@ func recordOf(p domain.Plant) application.Record {
 }
 
 func ptr(s string) *string { return &s }
+
+// The creator and the creation time are kept with the plant, and a replay
+// leaves them as the first create wrote them.
+func TestCreatorAndTimeAreRecorded(t *testing.T) {
+	s := newStore(t)
+	at := time.Date(2026, 11, 22, 10, 0, 0, 123456789, time.UTC)
+	rec := application.Record{Plant: mustPlant(t, -9, "Fern", nil), CreatedBy: "tester", CreatedAt: at}
+	if _, inserted, err := s.InsertIfAbsent(context.Background(), rec); err != nil || !inserted {
+		t.Fatalf("insert: %v %v", inserted, err)
+	}
+	rec.CreatedBy, rec.CreatedAt = "someone else", at.Add(time.Hour)
+	if _, inserted, err := s.InsertIfAbsent(context.Background(), rec); err != nil || inserted {
+		t.Fatalf("replay: %v %v", inserted, err)
+	}
+	var row struct {
+		CreatedBy string `db:"created_by"`
+		CreatedAt string `db:"created_at"`
+	}
+	if err := s.read.Get(&row, `SELECT created_by, created_at FROM plants WHERE id = -9`); err != nil {
+		t.Fatal(err)
+	}
+	if row.CreatedBy != "tester" || row.CreatedAt != "2026-11-22T10:00:00.123456789Z" {
+		t.Fatalf("stored %+v", row)
+	}
+}
