@@ -121,7 +121,7 @@ func parseOptions(args []string) (options, error) {
 	fs.BoolVar(&o.keep, "keep", false, "keep the benchmark database and files instead of dropping them")
 	fs.Float64Var(&o.waitIdle, "wait-idle", 0, "before starting, wait until the 1-minute load average is below this (0: do not wait)")
 	fs.DurationVar(&o.waitIdleMax, "wait-idle-max", 40*time.Minute, "longest wait for -wait-idle")
-	fs.Float64Var(&o.maxNoise, "max-noise", 0.05, "measure a round again when other work, or the hypervisor, took more than this share of the machine during one of its cells (0: never); at most 2×rounds times")
+	fs.Float64Var(&o.maxNoise, "max-noise", 0.05, "measure a round again when other work, or the hypervisor, took more than this share of the machine during one of its cells (0: never); at most twice per round")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

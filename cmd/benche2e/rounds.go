@@ -130,13 +130,17 @@ func (b *bench) serviceCell(store, load, bin string, conns int, env []string) *c
 		}}
 }
 
+// retriesPerRound bounds how often one disturbed round is measured again.
+const retriesPerRound = 2
+
 // runRounds runs every cell once per round, in the same order each round,
 // so that slow drifts of the machine touch every cell alike. A round during
 // which other work took a noticeable share of the machine is measured again,
-// whole, so that the rounds stay pairs.
+// whole, so that the rounds stay pairs; the last attempt counts whatever
+// happened.
 func (b *bench) runRounds(ctx context.Context) ([]*cell, error) {
 	cs := b.cells()
-	retries := 2 * b.opts.rounds
+	retries := retriesPerRound
 	for r := 1; r <= b.opts.rounds; {
 		samples := make([]*sample, len(cs))
 		disturbed := ""
@@ -163,10 +167,14 @@ func (b *bench) runRounds(ctx context.Context) ([]*cell, error) {
 			progress("round %d disturbed (%s): measuring it again", r, disturbed)
 			continue
 		}
+		if disturbed != "" {
+			progress("round %d disturbed (%s): kept, after %d attempts", r, disturbed, retriesPerRound+1)
+		}
 		for i, c := range cs {
 			c.samples = append(c.samples, samples[i])
 		}
 		r++
+		retries = retriesPerRound
 	}
 	if b.pg != nil {
 		if n, err := b.pg.rows(ctx); err == nil {
@@ -208,8 +216,8 @@ func serviceNote(s *sample) string {
 	if s.rss == 0 {
 		return ""
 	}
-	return fmt.Sprintf("  rss %.1f MiB  batch %.1f in %s  served >10ms %.2f%%", float64(s.rss)/(1<<20),
-		s.service.batch, s.service.batchTook.Round(10*time.Microsecond), 100*s.service.slowShare)
+	return fmt.Sprintf("  rss %.1f MiB  batch %.1f in %s  served >10ms %.2f%%  %.1f KiB and %.4f GCs per request", float64(s.rss)/(1<<20),
+		s.service.batch, s.service.batchTook.Round(10*time.Microsecond), 100*s.service.slowShare, s.service.allocated/1024, s.service.gcs)
 }
 
 // cpuNote says how much CPU one operation of c's sample s cost, and where,

@@ -109,6 +109,8 @@ type serviceStats struct {
 	batch     float64       // mean creates per commit
 	batchTook time.Duration // mean time to store a batch, statement to commit
 	slowShare float64       // share of POST /plants the service took more than 10 ms to answer
+	allocated float64       // bytes allocated per request served
+	gcs       float64       // garbage collections per request served
 }
 
 // stats reads the service's metrics; zeros where it cannot.
@@ -137,7 +139,11 @@ func (s *service) stats() serviceStats {
 			}
 			continue
 		}
-		if strings.HasPrefix(name, "plantstore_store_batch_") {
+		if strings.HasPrefix(name, "plantstore_http_requests_total{") {
+			values["requests"] += v
+		}
+		if strings.HasPrefix(name, "plantstore_store_batch_") || strings.HasPrefix(name, "go_memstats_alloc_bytes_total") ||
+			strings.HasPrefix(name, "go_gc_duration_seconds_count") {
 			name, _, _ = strings.Cut(name, "{")
 			values[name] = v
 		}
@@ -150,6 +156,10 @@ func (s *service) stats() serviceStats {
 	}
 	if all > 0 {
 		st.slowShare = (all - within10ms) / all
+	}
+	if n := values["requests"]; n > 0 {
+		st.allocated = values["go_memstats_alloc_bytes_total"] / n
+		st.gcs = values["go_gc_duration_seconds_count"] / n
 	}
 	return st
 }
