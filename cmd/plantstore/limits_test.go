@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -161,6 +162,41 @@ func TestServerLimits(t *testing.T) {
 		s.checkAPI(t, exchange{resp: resp, body: b}, "POST", "/plants")
 		if resp.StatusCode != 401 {
 			t.Fatalf("got %d %s, want 401", resp.StatusCode, b)
+		}
+	})
+
+	t.Run("a client still sending a refused body gets the answer, not a reset", func(t *testing.T) {
+		t.Parallel()
+		// The body follows the refusal, in two parts, as a client that
+		// writes its whole request before reading would send it. Had the
+		// service closed at once, the first part would meet a closed socket
+		// and the second a reset connection.
+		for range 5 {
+			conn := s.dial(t)
+			part := strings.Repeat(" ", 16<<10)
+			if _, err := fmt.Fprintf(conn, "POST /plants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", 2*len(part)); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				time.Sleep(30 * time.Millisecond)
+				if _, err := io.WriteString(conn, part); err != nil {
+					t.Fatalf("writing the body: %v", err)
+				}
+			}
+			_ = conn.SetReadDeadline(time.Now().Add(closeBound))
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("no answer: %v", err)
+			}
+			b, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatalf("answer cut off: %v", err)
+			}
+			s.checkAPI(t, exchange{resp: resp, body: b}, "POST", "/plants")
+			if resp.StatusCode != 401 {
+				t.Fatalf("got %d %s, want 401", resp.StatusCode, b)
+			}
+			conn.Close()
 		}
 	})
 }
