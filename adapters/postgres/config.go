@@ -15,8 +15,9 @@ const (
 	// batches, which cost the server more per row (docs/performance.md).
 	DefaultWriters = 2
 	// DefaultMaxOpenConns leaves room beside the writers for readiness
-	// pings, re-reads after a lost race and the row-by-row fallback.
-	DefaultMaxOpenConns = 16
+	// pings, re-reads after a lost race and the row-by-row fallback; more
+	// would only keep idle server processes.
+	DefaultMaxOpenConns = 8
 	// DefaultConnMaxLifetime rotates connections so that a failover or a
 	// DNS change is picked up without a restart.
 	DefaultConnMaxLifetime = 30 * time.Minute

@@ -3,9 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -118,7 +121,7 @@ func launch(t *testing.T, env map[string]string) *process {
 	cmd := exec.Command(bin, "serve")
 	for _, kv := range os.Environ() {
 		// Settings come from the test alone, not from the shell running it.
-		if !strings.HasPrefix(kv, "PLANTSTORE_") {
+		if !strings.HasPrefix(kv, "PLANTSTORE_") && !strings.HasPrefix(kv, "GOGC=") {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
@@ -260,4 +263,32 @@ func (p *process) output() string {
 		b.WriteString(line)
 	}
 	return fmt.Sprintf("--- stdout (%d access log lines left out)\n%s--- stderr\n%s", requests, b.String(), p.stderr.String())
+}
+
+// TestGarbageCollectionTarget shows the service's own GOGC default, and that
+// GOGC in the environment wins over it, as the runtime reports them.
+func TestGarbageCollectionTarget(t *testing.T) {
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{nil, "400"},
+		{map[string]string{"GOGC": "150"}, "150"},
+	} {
+		p := startProcess(t, "sqlite:"+filepath.Join(t.TempDir(), "plants.db"), tt.env)
+		resp, err := http.Get(p.admin + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if !regexp.MustCompile(`(?m)^go_gc_gogc_percent ` + tt.want + `$`).Match(b) {
+			t.Errorf("with %v: want go_gc_gogc_percent %s in /metrics; got %q", tt.env, tt.want, regexp.MustCompile(`(?m)^go_gc_gogc_percent .*$`).Find(b))
+		}
+		if !strings.Contains(p.stdout.String(), `"gogc":"`+tt.want+`"`) {
+			t.Errorf("with %v: the start-up line does not say gogc %s", tt.env, tt.want)
+		}
+		p.signal(t, os.Interrupt)
+		p.waitExit(t, 20*time.Second)
+	}
 }
