@@ -97,7 +97,7 @@ func parseOptions(args []string) (options, error) {
 	serviceConns := fs.String("conns", "64", "HTTP connections of the service cells on PostgreSQL")
 	sqliteConns := fs.String("sqlite-conns", "64", "HTTP connections of the service cells on the embedded store")
 	fs.IntVar(&o.preload, "preload", 0, "rows loaded into each store before the first round (for example 10000000)")
-	fs.Func("env", "NAME=VALUE for every service run (repeatable): a PLANTSTORE_ setting, GOGC or GOMEMLIMIT", func(v string) error {
+	fs.Func("env", "NAME=VALUE for every service run (repeatable): a PLANTSTORE_ setting, GOGC, GOMEMLIMIT or GOMAXPROCS", func(v string) error {
 		if err := checkEnv(v); err != nil {
 			return err
 		}

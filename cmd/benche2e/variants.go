@@ -34,8 +34,8 @@ func parseVariant(v string) (variant, error) {
 // the Go runtime's memory knobs.
 func checkEnv(kv string) error {
 	name, _, ok := strings.Cut(kv, "=")
-	if !ok || !(strings.HasPrefix(name, "PLANTSTORE_") || name == "GOGC" || name == "GOMEMLIMIT") {
-		return fmt.Errorf("%q: want PLANTSTORE_NAME=VALUE, GOGC=VALUE or GOMEMLIMIT=VALUE", kv)
+	if !ok || !(strings.HasPrefix(name, "PLANTSTORE_") || name == "GOGC" || name == "GOMEMLIMIT" || name == "GOMAXPROCS") {
+		return fmt.Errorf("%q: want PLANTSTORE_NAME=VALUE, GOGC, GOMEMLIMIT or GOMAXPROCS=VALUE", kv)
 	}
 	return nil
 }
