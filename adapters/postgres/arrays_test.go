@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -44,6 +45,31 @@ func TestArrayLiteralsRoundTripThroughPostgres(t *testing.T) {
 	}
 	if !slices.Equal(got, texts) {
 		t.Errorf("text[] %s read back as %v, want %v", lit, got, texts)
+	}
+
+	// Random strings over the characters that mean something in an array
+	// literal or to PostgreSQL's text input, in one array.
+	alphabet := []rune("\"\\{},NUL nul'()[]:; \t\u00a0\u2028é⚜百")
+	rng := rand.New(rand.NewPCG(1, 2))
+	random := make([]string, 300)
+	for k := range random {
+		r := make([]rune, rng.IntN(12))
+		for i := range r {
+			r[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		random[k] = string(r)
+	}
+	var gotRandom []string
+	if err := db.SelectContext(ctx, &gotRandom, `SELECT t FROM unnest($1::text[]) WITH ORDINALITY AS u (t, n) ORDER BY n`, textArray(random, nil)); err != nil {
+		t.Fatalf("unnest random strings: %v", err)
+	}
+	if !slices.Equal(gotRandom, random) {
+		for k := range min(len(gotRandom), len(random)) {
+			if gotRandom[k] != random[k] {
+				t.Fatalf("random string %d %q read back as %q", k, random[k], gotRandom[k])
+			}
+		}
+		t.Fatalf("%d random strings read back as %d", len(random), len(gotRandom))
 	}
 
 	ids := []int64{math.MinInt64, -1, 0, 7, math.MaxInt64}
