@@ -29,7 +29,9 @@ func (s *Store) waitReady(ctx context.Context) error {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
 	defer cancel()
+	deadline, _ := ctx.Deadline()
 	delay := firstRetryDelay
+	var lastErr error // the latest failure of an attempt of its own accord
 	for {
 		attempt, cancelAttempt := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 		err := s.db.PingContext(attempt)
@@ -40,11 +42,17 @@ func (s *Store) waitReady(ctx context.Context) error {
 		if !retryableAtStart(err) {
 			return fmt.Errorf("database at %s refused the connection: %s", s.target, startReason(err))
 		}
+		// An attempt cut short by the end of the whole wait says less than
+		// the failure before it ("connection refused"). The deadline is read
+		// from the clock: ctx.Err() may lag behind a dial that already gave up.
+		if cutShort := !time.Now().Before(deadline); !cutShort || lastErr == nil {
+			lastErr = err
+		}
 		s.log.Info("database not reachable yet, retrying", "target", s.target, "err", redact(err, s.cfg.URL))
 		select {
 		case <-ctx.Done():
 			elapsed := time.Since(start).Round(100 * time.Millisecond)
-			return fmt.Errorf("database unreachable at %s after %s: %s", s.target, elapsed, startReason(err))
+			return fmt.Errorf("database unreachable at %s after %s: %s", s.target, elapsed, startReason(lastErr))
 		case <-time.After(delay):
 		}
 		delay = min(2*delay, maxRetryDelay)
