@@ -58,7 +58,7 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 // defaultGCPercent is the service's garbage collection target. Its live heap
 // is a few MiB and a create allocates about 5 KiB, so Go's default of 100
 // collects dozens of times a second under load; 400 spends about 12 MiB more
-// memory for a quarter of the collections (docs/performance.md).
+// memory for an eighth of the collections (docs/performance.md).
 // GOMEMLIMIT, when set, still makes the collector work harder near the limit.
 const defaultGCPercent = 400
 
