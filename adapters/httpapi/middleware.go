@@ -15,6 +15,10 @@ import (
 type requestInfo struct {
 	id      string
 	subject string
+	// answered, when set, is when the answer was sent before the handler
+	// returned (a refusal that then drops the rest of the body); the
+	// request's duration ends there.
+	answered time.Time
 }
 
 type requestInfoKey struct{}
@@ -89,7 +93,11 @@ func (panicError) Error() string { return "panic" }
 
 // finish writes the access line and records the request metrics.
 func (a *API) finish(r *http.Request, rw *recordingWriter, info *requestInfo, start time.Time) {
-	elapsed := time.Since(start)
+	end := info.answered
+	if end.IsZero() {
+		end = time.Now()
+	}
+	elapsed := end.Sub(start)
 	if rw.status == 0 {
 		rw.status = http.StatusOK
 	}

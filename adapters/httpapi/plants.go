@@ -84,6 +84,9 @@ func (a *API) refuseUnread(w http.ResponseWriter, r *http.Request, err error) {
 	if rc.Flush() != nil {
 		return
 	}
+	if info := infoFrom(r.Context()); info != nil {
+		info.answered = time.Now()
+	}
 	if rc.SetReadDeadline(time.Now().Add(lingerTime)) != nil {
 		return
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -150,7 +151,7 @@ func TestServerLimits(t *testing.T) {
 		// The refusal closes the connection instead of letting net/http
 		// drain the unread body first, so the answer comes without it.
 		conn := s.dial(t)
-		if _, err := io.WriteString(conn, "POST /plants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"); err != nil {
+		if _, err := io.WriteString(conn, "POST /plants HTTP/1.1\r\nHost: x\r\nX-Request-ID: refused-unsent-body\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"); err != nil {
 			t.Fatal(err)
 		}
 		got := readUntilClosed(t, conn, nil)
@@ -163,6 +164,22 @@ func TestServerLimits(t *testing.T) {
 		if resp.StatusCode != 401 {
 			t.Fatalf("got %d %s, want 401", resp.StatusCode, b)
 		}
+		// The service then waits a moment for the body it drops; the
+		// request's logged duration ends with the answer, not with that wait.
+		for _, l := range strings.Split(s.logs.String(), "\n") {
+			if !strings.Contains(l, `"request_id":"refused-unsent-body"`) {
+				continue
+			}
+			var line struct{ Duration float64 }
+			if err := json.Unmarshal([]byte(l), &line); err != nil {
+				t.Fatalf("access line is not JSON: %q", l)
+			}
+			if d := time.Duration(line.Duration); d >= 400*time.Millisecond {
+				t.Fatalf("access line duration %v counts the wait for the dropped body", d)
+			}
+			return
+		}
+		t.Fatalf("no access line for the refused request in:\n%s", s.logs.String())
 	})
 
 	t.Run("a client still sending a refused body gets the answer, not a reset", func(t *testing.T) {
