@@ -14,9 +14,10 @@ type Record struct {
 	CreatedAt time.Time
 }
 
-// PlantStore keeps plants. Implementations are safe for concurrent use and
-// durable: a nil error from InsertIfAbsent means the plant is committed.
-type PlantStore interface {
+// PlantInserter stores new plants. Implementations are safe for concurrent
+// use and durable: a nil error from InsertIfAbsent means the plant is
+// committed.
+type PlantInserter interface {
 	// InsertIfAbsent stores rec unless a plant with its id exists. It returns
 	// the plant stored under that id and whether this call stored it. Errors
 	// are ErrUnavailable when the store cannot be reached, else faults.
@@ -35,29 +36,24 @@ const (
 
 // CreatePlant is the use case that stores a new plant, idempotently by id.
 type CreatePlant struct {
-	store PlantStore
+	store PlantInserter
 	scope string
 	now   func() time.Time
 }
 
-// NewCreatePlant returns the use case. requiredScope is the scope a principal
-// needs; empty turns the check off.
-func NewCreatePlant(store PlantStore, requiredScope string) *CreatePlant {
-	return &CreatePlant{store: store, scope: requiredScope, now: time.Now}
+// NewCreatePlant returns the use case; it requires scopes.Write.
+func NewCreatePlant(store PlantInserter, scopes Scopes) *CreatePlant {
+	return &CreatePlant{store: store, scope: scopes.Write, now: time.Now}
 }
 
 // Authorize reports whether p may create plants: nil, or a *ScopeError. Inbound
 // adapters call it before reading the request so that refusal costs nothing.
-func (uc *CreatePlant) Authorize(p Principal) error {
-	if uc.scope != "" && !p.HasScope(uc.scope) {
-		return &ScopeError{Scope: uc.scope}
-	}
-	return nil
-}
+func (uc *CreatePlant) Authorize(p Principal) error { return requireScope(p, uc.scope) }
 
 // Create stores np for p. The same id with the same content is a replay: the
 // stored plant is returned and nothing is written. The same id with other
 // content fails with domain.ErrConflict and leaves the stored plant as it was.
+// A deleted id is free again: creating it stores the new plant.
 func (uc *CreatePlant) Create(ctx context.Context, p Principal, np domain.NewPlant) (domain.Plant, Outcome, error) {
 	if err := uc.Authorize(p); err != nil {
 		return domain.Plant{}, 0, err

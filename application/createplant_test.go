@@ -3,38 +3,12 @@ package application_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 
+	"github.com/plantstore/plantstore/adapters/memory"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
-
-// memoryStore is a hand-written fake of the PlantStore port.
-type memoryStore struct {
-	mu      sync.Mutex
-	plants  map[domain.ID]application.Record
-	inserts int
-	err     error
-}
-
-func newMemoryStore() *memoryStore {
-	return &memoryStore{plants: map[domain.ID]application.Record{}}
-}
-
-func (m *memoryStore) InsertIfAbsent(_ context.Context, rec application.Record) (domain.Plant, bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.err != nil {
-		return domain.Plant{}, false, m.err
-	}
-	if existing, ok := m.plants[rec.Plant.ID()]; ok {
-		return existing.Plant, false, nil
-	}
-	m.plants[rec.Plant.ID()] = rec
-	m.inserts++
-	return rec.Plant, true, nil
-}
 
 func newPlant(t *testing.T, id int64, name string, tag *string) domain.NewPlant {
 	t.Helper()
@@ -45,11 +19,15 @@ func newPlant(t *testing.T, id int64, name string, tag *string) domain.NewPlant 
 	return np
 }
 
-var writer = application.Principal{Subject: "alice", Scopes: []string{"plants:write"}}
+var (
+	scopes = application.Scopes{Read: "plants:read", Write: "plants:write"}
+	writer = application.Principal{Subject: "alice", Scopes: []string{"plants:write"}}
+	reader = application.Principal{Subject: "eve", Scopes: []string{"plants:read"}}
+)
 
 func TestCreateThenReplayThenConflict(t *testing.T) {
-	store := newMemoryStore()
-	uc := application.NewCreatePlant(store, "plants:write")
+	store := memory.New()
+	uc := application.NewCreatePlant(store, scopes)
 	ctx := context.Background()
 	tag := "tropical"
 
@@ -57,10 +35,11 @@ func TestCreateThenReplayThenConflict(t *testing.T) {
 	if err != nil || outcome != application.Created || p.Name().String() != "Monstera" {
 		t.Fatalf("create: %v %v %v", p, outcome, err)
 	}
-	if got := store.plants[1].CreatedBy; got != "alice" {
-		t.Fatalf("creator recorded as %q, want the principal's subject", got)
+	first, _ := store.Record(1)
+	if first.CreatedBy != "alice" {
+		t.Fatalf("creator recorded as %q, want the principal's subject", first.CreatedBy)
 	}
-	if store.plants[1].CreatedAt.IsZero() {
+	if first.CreatedAt.IsZero() {
 		t.Fatal("creation time not recorded")
 	}
 
@@ -68,46 +47,45 @@ func TestCreateThenReplayThenConflict(t *testing.T) {
 	if err != nil || outcome != application.Replayed || p.Tag().String() != "tropical" {
 		t.Fatalf("replay: %v %v %v", p, outcome, err)
 	}
-	if store.plants[1].CreatedBy != "alice" {
+	if again, _ := store.Record(1); again != first {
 		t.Fatal("a replay must not change the stored plant")
 	}
 
 	if _, _, err := uc.Create(ctx, writer, newPlant(t, 1, "Monstera", nil)); !errors.Is(err, domain.ErrConflict) {
 		t.Fatalf("other content: got %v, want a conflict", err)
 	}
-	if store.plants[1].Plant.Tag().String() != "tropical" || store.inserts != 1 {
+	if again, _ := store.Record(1); again != first {
 		t.Fatal("a conflict must not change the stored plant")
 	}
 }
 
-func TestScopeIsRequired(t *testing.T) {
-	store := newMemoryStore()
-	uc := application.NewCreatePlant(store, "plants:write")
-	reader := application.Principal{Subject: "eve", Scopes: []string{"plants:read"}}
+func TestCreateNeedsTheWriteScope(t *testing.T) {
+	store := memory.New()
+	uc := application.NewCreatePlant(store, scopes)
 	_, _, err := uc.Create(context.Background(), reader, newPlant(t, 1, "a", nil))
 	var se *application.ScopeError
 	if !errors.As(err, &se) || se.Scope != "plants:write" || !errors.Is(err, application.ErrForbidden) {
 		t.Fatalf("got %v, want a scope error naming plants:write", err)
 	}
-	if store.inserts != 0 {
+	if _, stored := store.Record(1); stored {
 		t.Fatal("an unauthorized create must write nothing")
 	}
-	if err := application.NewCreatePlant(store, "").Authorize(reader); err != nil {
+	if err := application.NewCreatePlant(store, application.Scopes{}).Authorize(reader); err != nil {
 		t.Fatalf("an empty required scope turns the check off, got %v", err)
 	}
 }
 
 func TestStoreErrorsPassThrough(t *testing.T) {
-	store := newMemoryStore()
-	store.err = errors.Join(errors.New("connection refused"), application.ErrUnavailable)
-	_, _, err := application.NewCreatePlant(store, "").Create(context.Background(), writer, newPlant(t, 1, "a", nil))
+	store := memory.New()
+	store.Inject(func() error { return errors.Join(errors.New("connection refused"), application.ErrUnavailable) })
+	_, _, err := application.NewCreatePlant(store, scopes).Create(context.Background(), writer, newPlant(t, 1, "a", nil))
 	if !errors.Is(err, application.ErrUnavailable) {
 		t.Fatalf("got %v", err)
 	}
 }
 
 func BenchmarkCreate(b *testing.B) {
-	uc := application.NewCreatePlant(nopStore{}, "plants:write")
+	uc := application.NewCreatePlant(memory.New(), scopes)
 	np, _ := domain.ParseNewPlant(1, "Monstera", nil)
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -116,10 +94,4 @@ func BenchmarkCreate(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-type nopStore struct{}
-
-func (nopStore) InsertIfAbsent(_ context.Context, rec application.Record) (domain.Plant, bool, error) {
-	return rec.Plant, true, nil
 }

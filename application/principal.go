@@ -20,3 +20,20 @@ func (p Principal) HasScope(scope string) bool { return slices.Contains(p.Scopes
 type TokenVerifier interface {
 	Verify(ctx context.Context, token string) (Principal, error)
 }
+
+// Scopes are the scopes the use cases require of a principal: reads (get and
+// list) need Read, writes (create and delete) need Write. An empty scope
+// turns its check off.
+type Scopes struct {
+	Read  string
+	Write string
+}
+
+// requireScope returns nil when scope is empty or p holds it, else a
+// *ScopeError naming it.
+func requireScope(p Principal, scope string) error {
+	if scope != "" && !p.HasScope(scope) {
+		return &ScopeError{Scope: scope}
+	}
+	return nil
+}

@@ -11,6 +11,20 @@ var ErrInvalid = errors.New("invalid")
 // ErrConflict means a plant with the same id exists with a different name or tag.
 var ErrConflict = errors.New("a plant with this id exists with a different name or tag")
 
+// ErrNotFound means no plant is stored under the id asked for: it was never
+// created, or it was deleted. Test for it with errors.Is.
+var ErrNotFound = errors.New("no such plant")
+
+// NotFoundError names the id that has no plant. It matches ErrNotFound.
+type NotFoundError struct{ ID ID }
+
+func (e *NotFoundError) Error() string {
+	return "no plant with id " + e.ID.String()
+}
+
+// Unwrap makes every NotFoundError match ErrNotFound.
+func (e *NotFoundError) Unwrap() error { return ErrNotFound }
+
 // FieldError says which field broke which rule. It matches ErrInvalid.
 type FieldError struct {
 	Field   string // the field as clients name it: "id", "name", "tag"

@@ -1,8 +1,5 @@
 package domain
 
-// ID identifies a plant. Clients choose it; every int64 is a valid id.
-type ID int64
-
 // Name is a plant's name: 1 to 200 code points, not only white space, no
 // control characters. The zero Name is not valid; build one with ParseName.
 type Name struct{ value string }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/fx"
 
 	"github.com/plantstore/plantstore/application"
 )
@@ -19,52 +20,58 @@ const DefaultMaxBodyBytes = 64 << 10
 type Config struct {
 	// MaxBodyBytes is the largest request body accepted; larger gets 413.
 	MaxBodyBytes int64
-	// RequiredScope is named in a 403's WWW-Authenticate header.
-	RequiredScope string
 	// OpenAPI is the document served at GET /openapi.yaml.
 	OpenAPI []byte
 }
 
-// API is the HTTP API: an http.Handler with every route of the contract.
-type API struct {
-	router        *chi.Mux
-	creator       PlantCreator
-	verifier      application.TokenVerifier
-	log           *slog.Logger
-	metrics       *metrics
-	ids           *requestIDs
-	maxBodyBytes  int64
-	requiredScope string
-	openAPI       []byte
+// Deps are what the API is built from: one use case per operation, the token
+// verifier, the logger and where metrics are registered. fx fills it by type;
+// tests fill it by hand. An operation added to the API adds one field here.
+type Deps struct {
+	fx.In
+
+	Create PlantCreator
+
+	Verifier application.TokenVerifier
+	Log      *slog.Logger
+	// Metrics, when not nil, registers the adapter's metrics.
+	Metrics prometheus.Registerer `optional:"true"`
 }
 
-// New builds the API around a create-plant use case and a token verifier.
-// Its metrics are registered on reg when reg is not nil.
-func New(cfg Config, creator PlantCreator, verifier application.TokenVerifier, log *slog.Logger, reg prometheus.Registerer) (*API, error) {
-	if creator == nil || verifier == nil || log == nil {
-		return nil, errors.New("httpapi: a use case, a verifier and a logger are required")
+// API is the HTTP API: an http.Handler with every route of the contract.
+type API struct {
+	deps         Deps
+	router       *chi.Mux
+	metrics      *metrics
+	ids          *requestIDs
+	maxBodyBytes int64
+	openAPI      []byte
+}
+
+// New builds the API from its settings and dependencies.
+func New(cfg Config, deps Deps) (*API, error) {
+	if deps.Create == nil || deps.Verifier == nil || deps.Log == nil {
+		return nil, errors.New("httpapi: every use case, a verifier and a logger are required")
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
-	m, err := newMetrics(reg)
+	m, err := newMetrics(deps.Metrics)
 	if err != nil {
 		return nil, err
 	}
 	a := &API{
-		creator:       creator,
-		verifier:      verifier,
-		log:           log,
-		metrics:       m,
-		ids:           newRequestIDs(),
-		maxBodyBytes:  cfg.MaxBodyBytes,
-		requiredScope: cfg.RequiredScope,
-		openAPI:       cfg.OpenAPI,
+		deps:         deps,
+		metrics:      m,
+		ids:          newRequestIDs(),
+		maxBodyBytes: cfg.MaxBodyBytes,
+		openAPI:      cfg.OpenAPI,
 	}
 	a.router = a.routes()
 	return a, nil
 }
 
+// routes is the route table: one line per operation.
 func (a *API) routes() *chi.Mux {
 	r := chi.NewRouter()
 	r.Use(a.observe)

@@ -55,7 +55,7 @@ func (a *API) authenticate(r *http.Request) (application.Principal, error) {
 	if err != nil {
 		return application.Principal{}, err
 	}
-	p, err := a.verifier.Verify(r.Context(), token)
+	p, err := a.deps.Verifier.Verify(r.Context(), token)
 	if err != nil {
 		return application.Principal{}, err
 	}
@@ -63,4 +63,25 @@ func (a *API) authenticate(r *http.Request) (application.Principal, error) {
 		info.subject = p.Subject
 	}
 	return p, nil
+}
+
+// authorizer is the scope check every use case offers this adapter, so that
+// a refused caller is answered before any of the request is read.
+type authorizer interface {
+	Authorize(p application.Principal) error
+}
+
+// admit authenticates r and checks that the caller may use uc. On refusal it
+// answers r, leaving the body unread, and returns false.
+func (a *API) admit(w http.ResponseWriter, r *http.Request, uc authorizer) (application.Principal, bool) {
+	p, err := a.authenticate(r)
+	if err == nil {
+		err = uc.Authorize(p)
+	}
+	if err != nil {
+		a.metrics.authFailure(err)
+		a.refuseUnread(w, r, err)
+		return application.Principal{}, false
+	}
+	return p, true
 }

@@ -74,7 +74,7 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case !known:
 		id := w.Header().Get(requestIDKey)
 		message = "internal error; quote request id " + id + " when reporting it"
-		a.log.ErrorContext(r.Context(), "request failed", "request_id", id, "error", err.Error())
+		a.deps.Log.ErrorContext(r.Context(), "request failed", "request_id", id, "error", err.Error())
 	case p.showErr:
 		message = err.Error()
 	}
@@ -90,7 +90,7 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		h.Set("WWW-Authenticate", `Bearer realm="plantstore", error="invalid_token", error_description="`+quoteSafe(desc)+`"`)
 	case 40301:
-		scope := a.requiredScope
+		var scope string
 		var se *application.ScopeError
 		if errors.As(err, &se) {
 			scope = se.Scope

@@ -5,67 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
-
-// memoryStore is a small in-memory PlantStore that starts with one plant,
-// so that creates can be stored, replayed or refused as conflicts.
-type memoryStore struct {
-	mu     sync.Mutex
-	plants map[domain.ID]domain.Plant
-}
-
-func newMemoryStore(t testing.TB) *memoryStore {
-	t.Helper()
-	m := &memoryStore{}
-	m.reset(t)
-	return m
-}
-
-// reset forgets every plant but the first, Aloe under id 1.
-func (m *memoryStore) reset(t testing.TB) {
-	t.Helper()
-	np, err := domain.ParseNewPlant(1, "Aloe", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.plants = map[domain.ID]domain.Plant{1: domain.PlantFrom(np)}
-}
-
-func (m *memoryStore) InsertIfAbsent(_ context.Context, rec application.Record) (domain.Plant, bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if p, ok := m.plants[rec.Plant.ID()]; ok {
-		return p, false, nil
-	}
-	m.plants[rec.Plant.ID()] = rec.Plant
-	return rec.Plant, true, nil
-}
-
-// newTestAPI serves the real router and use case over store, with a
-// verifier that accepts every token as a writer.
-func newTestAPI(t testing.TB, store application.PlantStore, maxBody int64) *API {
-	t.Helper()
-	api, err := New(Config{MaxBodyBytes: maxBody, RequiredScope: "plants:write"},
-		application.NewCreatePlant(store, "plants:write"),
-		staticVerifier{application.Principal{Subject: "fuzz", Scopes: []string{"plants:write"}}},
-		slog.New(slog.NewJSONHandler(io.Discard, nil)), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return api
-}
 
 // documentedCodes are the error codes a create may answer once its caller is
 // authenticated, by status (docs/errors.md).
@@ -92,10 +39,8 @@ func FuzzServeCreate(f *testing.F) {
 	} {
 		f.Add([]byte(seed.body), seed.contentType)
 	}
-	store := newMemoryStore(f)
-	api := newTestAPI(f, store, DefaultMaxBodyBytes)
 	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
-		store.reset(t)
+		api := newTestAPI(t, seededStore(t), DefaultMaxBodyBytes)
 		req := httptest.NewRequest(http.MethodPost, "/plants", bytes.NewReader(body))
 		req.Header.Set("Authorization", "Bearer any")
 		if contentType != "" {

@@ -54,7 +54,7 @@ func TestDecodeRefusesDuplicatesAmongManyKeys(t *testing.T) {
 // A client's key is repeated in the message only in part, and the message
 // stays a JSON string whatever the key holds.
 func TestHostileKeysAreEchoedSafely(t *testing.T) {
-	api := newTestAPI(t, newMemoryStore(t), DefaultMaxBodyBytes)
+	api := newTestAPI(t, seededStore(t), DefaultMaxBodyBytes)
 	tests := map[string]struct{ key, want string }{
 		"huge key":       {strings.Repeat("k", 60000), strings.Repeat("k", maxKeyEcho) + "…: unknown field"},
 		"huge multibyte": {strings.Repeat("🌵", 10000), strings.Repeat("🌵", maxKeyEcho) + "…: unknown field"},
@@ -89,7 +89,7 @@ func (b *endlessBody) Read(p []byte) (int, error) {
 // A body of unknown length (chunked) is read only until it passes the limit.
 func TestBodyReadingStopsAtTheLimit(t *testing.T) {
 	const limit = 4096
-	api := newTestAPI(t, newMemoryStore(t), limit)
+	api := newTestAPI(t, seededStore(t), limit)
 
 	endless := &endlessBody{}
 	r := httptest.NewRequest("POST", "/plants", endless)
@@ -127,7 +127,7 @@ func (b *brokenBody) Read(p []byte) (int, error) {
 }
 
 func TestUnreadableBodyIsMalformed(t *testing.T) {
-	api := newTestAPI(t, newMemoryStore(t), DefaultMaxBodyBytes)
+	api := newTestAPI(t, seededStore(t), DefaultMaxBodyBytes)
 	r := httptest.NewRequest("POST", "/plants", &brokenBody{})
 	r.ContentLength = -1
 	w := send(api, r)
@@ -139,7 +139,7 @@ func TestUnreadableBodyIsMalformed(t *testing.T) {
 // chi answers a method it does not know with 405 on any path; the contract
 // checks the route first.
 func TestUnknownMethodsAnswerByRoute(t *testing.T) {
-	api := newTestAPI(t, newMemoryStore(t), DefaultMaxBodyBytes)
+	api := newTestAPI(t, seededStore(t), DefaultMaxBodyBytes)
 	tests := []struct {
 		method, path string
 		status       int

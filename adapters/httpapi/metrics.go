@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -18,7 +19,7 @@ import (
 type metrics struct {
 	requests     *prometheus.CounterVec
 	duration     *prometheus.HistogramVec
-	creates      *prometheus.CounterVec
+	operations   *prometheus.CounterVec
 	authFailures *prometheus.CounterVec
 }
 
@@ -33,10 +34,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help:    "Time to serve an HTTP request on the API listener.",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
 		}, []string{"route", "method", "status"}),
-		creates: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "plantstore_plant_creates_total",
-			Help: "Create requests that reached the store, by outcome: created, replayed, conflict, unavailable, error.",
-		}, []string{"outcome"}),
+		operations: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "plantstore_plant_operations_total",
+			Help: "Requests that reached a use case, by operation (create, get, list, delete) and outcome (created, replayed, found, listed, deleted, conflict, not_found, invalid, unavailable, canceled, error).",
+		}, []string{"operation", "outcome"}),
 		authFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "plantstore_auth_failures_total",
 			Help: "Requests refused by authentication or authorization, by reason.",
@@ -45,7 +46,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.duration, m.creates, m.authFailures} {
+	for _, c := range []prometheus.Collector{m.requests, m.duration, m.operations, m.authFailures} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -59,19 +60,37 @@ func (m *metrics) observeRequest(route, method string, status int, elapsed time.
 	m.duration.WithLabelValues(labels[:]...).Observe(elapsed.Seconds())
 }
 
-func (m *metrics) createOutcome(outcome application.Outcome, err error) {
-	label := "error"
+// operation counts one request that reached a use case.
+func (m *metrics) operation(op, outcome string) {
+	m.operations.WithLabelValues(op, outcome).Inc()
+}
+
+// outcome labels how a use case answered: success when err is nil, else the
+// kind of error.
+func outcome(success string, err error) string {
 	switch {
-	case outcome == application.Created:
-		label = "created"
-	case outcome == application.Replayed:
-		label = "replayed"
+	case err == nil:
+		return success
+	case errors.Is(err, domain.ErrNotFound):
+		return "not_found"
 	case errors.Is(err, domain.ErrConflict):
-		label = "conflict"
-	case errors.Is(err, application.ErrUnavailable):
-		label = "unavailable"
+		return "conflict"
+	case errors.Is(err, domain.ErrInvalid):
+		return "invalid"
+	case errors.Is(err, application.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
+		return "unavailable"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
 	}
-	m.creates.WithLabelValues(label).Inc()
+	return "error"
+}
+
+// createOutcome tells a create from a replay.
+func createOutcome(o application.Outcome, err error) string {
+	if err == nil && o == application.Replayed {
+		return "replayed"
+	}
+	return outcome("created", err)
 }
 
 func (m *metrics) authFailure(err error) {

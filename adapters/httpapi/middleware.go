@@ -72,7 +72,7 @@ func (a *API) observe(next http.Handler) http.Handler {
 				if rec == http.ErrAbortHandler {
 					panic(rec)
 				}
-				a.log.ErrorContext(r.Context(), "panic serving request",
+				a.deps.Log.ErrorContext(r.Context(), "panic serving request",
 					"request_id", info.id, "panic", rec, "stack", string(debug.Stack()))
 				if rw.status == 0 {
 					a.writeError(rw, r, errPanic)
@@ -108,10 +108,10 @@ func (a *API) finish(r *http.Request, rw *recordingWriter, info *requestInfo, st
 		}
 	}
 	a.metrics.observeRequest(route, r.Method, rw.status, elapsed)
-	if !a.log.Enabled(r.Context(), slog.LevelInfo) {
+	if !a.deps.Log.Enabled(r.Context(), slog.LevelInfo) {
 		return
 	}
-	a.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+	a.deps.Log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 		slog.String("method", r.Method),
 		slog.String("route", route),
 		slog.Int("status", rw.status),

@@ -4,18 +4,17 @@ import (
 	"testing"
 
 	"github.com/plantstore/plantstore/adapters/storetest"
-	"github.com/plantstore/plantstore/application"
 )
 
 // TestContract runs the behaviour every store adapter shares, unchanged,
 // each case on a fresh database.
 func TestContract(t *testing.T) {
 	storetest.Run(t, storetest.Harness{
-		Open: func(t *testing.T) application.PlantStore {
+		Open: func(t *testing.T) storetest.Store {
 			s, _ := newStore(t)
 			return s
 		},
-		Reopen: func(t *testing.T, s application.PlantStore) application.PlantStore {
+		Reopen: func(t *testing.T, s storetest.Store) storetest.Store {
 			return openStore(t, s.(*Store).cfg.URL)
 		},
 	})

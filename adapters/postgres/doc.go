@@ -1,5 +1,5 @@
 // Package postgres is the PostgreSQL plant store: an outbound adapter behind
-// application.PlantStore, built on sqlx and lib/pq.
+// the application's store ports, built on sqlx and lib/pq.
 //
 // Concurrent creates are gathered by a group-commit batcher into one
 // INSERT ... ON CONFLICT DO NOTHING statement and one commit per batch, and a

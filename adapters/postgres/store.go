@@ -30,7 +30,7 @@ type Store struct {
 	closeErr  error
 }
 
-var _ application.PlantStore = (*Store)(nil)
+var _ application.PlantInserter = (*Store)(nil)
 
 // outcome is what one create did: the plant stored under its id and whether
 // this create stored it.

@@ -23,7 +23,7 @@ type Config struct {
 	Batch groupcommit.Config
 }
 
-// Store is the embedded plant store. It implements application.PlantStore
+// Store is the embedded plant store. It implements the application's store ports
 // and is safe for concurrent use. Build one with Open, close it with Close.
 type Store struct {
 	path  string

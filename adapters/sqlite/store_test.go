@@ -13,10 +13,10 @@ import (
 
 func TestStoreKeepsThePlantStoreContract(t *testing.T) {
 	storetest.Run(t, storetest.Harness{
-		Open: func(t *testing.T) application.PlantStore {
+		Open: func(t *testing.T) storetest.Store {
 			return openMigrated(t, filepath.Join(t.TempDir(), "plants.db"))
 		},
-		Reopen: func(t *testing.T, s application.PlantStore) application.PlantStore {
+		Reopen: func(t *testing.T, s storetest.Store) storetest.Store {
 			return openMigrated(t, s.(*Store).path)
 		},
 	})

@@ -14,15 +14,20 @@ import (
 	"github.com/plantstore/plantstore/domain"
 )
 
+// Store is every port a store adapter serves to the use cases.
+type Store interface {
+	application.PlantInserter
+}
+
 // Harness tells the suite how to get stores from one adapter.
 type Harness struct {
 	// Open returns a store on a fresh, empty, migrated database, closed by
 	// t.Cleanup.
-	Open func(t *testing.T) application.PlantStore
+	Open func(t *testing.T) Store
 	// Reopen, when set, closes nothing but opens a second, independent store
 	// (new connection or pool) on the same database s was opened on, to
 	// prove durability. It may be nil; the durability case is then skipped.
-	Reopen func(t *testing.T, s application.PlantStore) application.PlantStore
+	Reopen func(t *testing.T, s Store) Store
 }
 
 // Run runs every case of the contract against the stores h provides.
@@ -301,7 +306,7 @@ func record(p domain.Plant) application.Record {
 }
 
 // mustInsert stores p, which must be new, and checks the store answered p.
-func mustInsert(t *testing.T, s application.PlantStore, p domain.Plant) {
+func mustInsert(t *testing.T, s Store, p domain.Plant) {
 	t.Helper()
 	stored, inserted, err := s.InsertIfAbsent(context.Background(), record(p))
 	if err != nil {
@@ -317,7 +322,7 @@ func mustInsert(t *testing.T, s application.PlantStore, p domain.Plant) {
 
 // mustFind submits p for an id that is already stored and checks that
 // nothing was inserted and the store answered want, byte for byte.
-func mustFind(t *testing.T, s application.PlantStore, p, want domain.Plant) domain.Plant {
+func mustFind(t *testing.T, s Store, p, want domain.Plant) domain.Plant {
 	t.Helper()
 	stored, inserted, err := s.InsertIfAbsent(context.Background(), record(p))
 	if err != nil {

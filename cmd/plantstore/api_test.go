@@ -239,9 +239,9 @@ func TestAdminEndpoints(t *testing.T) {
 		m := s.adminGet(t, "/metrics").body
 		for _, want := range []string{
 			`plantstore_http_requests_total{method="POST",route="/plants",status="200"} 2`,
-			`plantstore_plant_creates_total{outcome="created"} 1`,
-			`plantstore_plant_creates_total{outcome="replayed"} 1`,
-			`plantstore_plant_creates_total{outcome="conflict"} 1`,
+			`plantstore_plant_operations_total{operation="create",outcome="created"} 1`,
+			`plantstore_plant_operations_total{operation="create",outcome="replayed"} 1`,
+			`plantstore_plant_operations_total{operation="create",outcome="conflict"} 1`,
 			`plantstore_auth_failures_total{reason="missing"} 1`,
 			`plantstore_build_info{`,
 			`go_goroutines`,

@@ -77,15 +77,14 @@ func newRegistry() *prometheus.Registry {
 	return reg
 }
 
-// useCaseModule provides the application's use cases.
+// useCaseModule provides the application's use cases, each bound to the
+// port its inbound adapter declares: one line per use case.
 var useCaseModule = fx.Module("application",
 	fx.Provide(
-		fx.Annotate(
-			func(store application.PlantStore, cfg *Config) *application.CreatePlant {
-				return application.NewCreatePlant(store, cfg.RequiredScope)
-			},
-			fx.As(new(httpapi.PlantCreator)),
-		),
+		func(cfg *Config) application.Scopes {
+			return application.Scopes{Read: cfg.ReadScope, Write: cfg.WriteScope}
+		},
+		fx.Annotate(application.NewCreatePlant, fx.As(new(httpapi.PlantCreator))),
 	),
 )
 
@@ -97,12 +96,8 @@ type Listeners struct {
 // apiModule runs the HTTP API on its own listener.
 var apiModule = fx.Module("httpapi",
 	fx.Provide(
-		func(cfg *Config, uc httpapi.PlantCreator, v application.TokenVerifier, log *slog.Logger, reg prometheus.Registerer) (*httpapi.API, error) {
-			return httpapi.New(httpapi.Config{
-				MaxBodyBytes:  cfg.MaxBodyBytes,
-				RequiredScope: cfg.RequiredScope,
-				OpenAPI:       docs.OpenAPI,
-			}, uc, v, log, reg)
+		func(cfg *Config, deps httpapi.Deps) (*httpapi.API, error) {
+			return httpapi.New(httpapi.Config{MaxBodyBytes: cfg.MaxBodyBytes, OpenAPI: docs.OpenAPI}, deps)
 		},
 		func() *Listeners { return &Listeners{} },
 	),

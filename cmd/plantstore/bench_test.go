@@ -23,20 +23,15 @@ import (
 
 	"github.com/plantstore/plantstore/adapters/httpapi"
 	"github.com/plantstore/plantstore/adapters/jwtauth"
+	"github.com/plantstore/plantstore/adapters/memory"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/docs"
-	"github.com/plantstore/plantstore/domain"
 )
 
-type nopStore struct{}
-
-func (nopStore) InsertIfAbsent(_ context.Context, rec application.Record) (domain.Plant, bool, error) {
-	return rec.Plant, true, nil
-}
-
 // BenchmarkRequestPath is one create through the real router with real token
-// verification per algorithm, decoding, validation, the use case, a no-op
-// store, encoding and the access log.
+// verification per algorithm, decoding, validation, the use case, the
+// in-memory store (a replay after the first request), encoding and the access
+// log.
 func BenchmarkRequestPath(b *testing.B) {
 	dir := b.TempDir()
 	secret := []byte("a-benchmark-secret-that-is-long-enough")
@@ -55,8 +50,13 @@ func BenchmarkRequestPath(b *testing.B) {
 	})
 	must(b, err)
 	defer v.Close()
-	api, err := httpapi.New(httpapi.Config{OpenAPI: docs.OpenAPI}, application.NewCreatePlant(nopStore{}, "plants:write"),
-		v, slog.New(slog.NewJSONHandler(io.Discard, nil)), nil)
+	scopes := application.Scopes{Read: "plants:read", Write: "plants:write"}
+	store := memory.New()
+	api, err := httpapi.New(httpapi.Config{OpenAPI: docs.OpenAPI}, httpapi.Deps{
+		Create:   application.NewCreatePlant(store, scopes),
+		Verifier: v,
+		Log:      slog.New(slog.NewJSONHandler(io.Discard, nil)),
+	})
 	must(b, err)
 
 	claims := jwt.MapClaims{"sub": "bench", "scope": "plants:write", "exp": time.Now().Add(time.Hour).Unix()}

@@ -35,7 +35,8 @@ type Config struct {
 	JWKSRefresh      time.Duration
 	JWTIssuer        string
 	JWTAudience      string
-	RequiredScope    string
+	WriteScope       string
+	ReadScope        string
 
 	MaxBodyBytes      int64
 	ReadHeaderTimeout time.Duration
@@ -60,7 +61,10 @@ type setting struct {
 	def    string
 	help   string
 	secret bool // masked when the configuration is logged
-	parse  func(c *Config, v string) error
+	// emptyMeansOff: set to the empty string, the setting turns its check
+	// off; for other settings an empty variable counts as unset.
+	emptyMeansOff bool
+	parse         func(c *Config, v string) error
 }
 
 // env is the variable that sets s: PLANTSTORE_ and the flag in capitals.
@@ -88,7 +92,8 @@ var settings = []setting{
 	{flag: "jwks-refresh", def: "1h", help: "how often the JWKS is refreshed in the background", parse: duration(func(c *Config) *time.Duration { return &c.JWKSRefresh })},
 	{flag: "jwt-issuer", help: "required iss claim, when set", parse: str(func(c *Config) *string { return &c.JWTIssuer })},
 	{flag: "jwt-audience", help: "required aud claim, when set", parse: str(func(c *Config) *string { return &c.JWTAudience })},
-	{flag: "required-scope", def: "plants:write", help: "scope a create needs; empty turns the check off", parse: str(func(c *Config) *string { return &c.RequiredScope })},
+	{flag: "required-scope", def: "plants:write", emptyMeansOff: true, help: "scope a create or a delete needs; empty turns the check off", parse: str(func(c *Config) *string { return &c.WriteScope })},
+	{flag: "read-scope", def: "plants:read", emptyMeansOff: true, help: "scope a read or a list needs; empty turns the check off", parse: str(func(c *Config) *string { return &c.ReadScope })},
 	{flag: "max-body-bytes", def: "65536", help: "request body limit in bytes", parse: parseMaxBody},
 	{flag: "read-header-timeout", def: "5s", help: "time a client has to send the request headers", parse: duration(func(c *Config) *time.Duration { return &c.ReadHeaderTimeout })},
 	{flag: "read-timeout", def: "15s", help: "time a client has to send the whole request", parse: duration(func(c *Config) *time.Duration { return &c.ReadTimeout })},
@@ -114,7 +119,7 @@ func loadConfig(name string, args []string, getenv func(string) (string, bool), 
 		}
 	}
 	for _, s := range settings {
-		if v, ok := lookup(getenv, s.env()); ok {
+		if v, ok := getenv(s.env()); ok && (v != "" || s.emptyMeansOff) {
 			if err := c.set(s, v); err != nil {
 				return nil, fmt.Errorf("%s=%q: %w", s.env(), mask(s, v), err)
 			}
@@ -150,16 +155,6 @@ func (c *Config) set(s setting, v string) error {
 	}
 	c.effective[s.flag] = v
 	return nil
-}
-
-// lookup reads an environment variable. A variable set to the empty string
-// counts as set only where empty means something (PLANTSTORE_REQUIRED_SCOPE).
-func lookup(getenv func(string) (string, bool), name string) (string, bool) {
-	v, ok := getenv(name)
-	if v == "" && name != "PLANTSTORE_REQUIRED_SCOPE" {
-		return "", false
-	}
-	return v, ok
 }
 
 // printSettings writes the help of a command that takes every setting.

@@ -41,8 +41,10 @@ func prepareDev(cfg *Config) (*devSetup, error) {
 	}
 	cfg.JWTSecretFile = devSecretPath
 	var scopes []string
-	if cfg.RequiredScope != "" {
-		scopes = []string{cfg.RequiredScope}
+	for _, scope := range []string{cfg.ReadScope, cfg.WriteScope} {
+		if scope != "" {
+			scopes = append(scopes, scope)
+		}
 	}
 	tok, err := jwtauth.MintHS256(secret, "dev", scopes, devTokenTTL, cfg.JWTIssuer, cfg.JWTAudience)
 	if err != nil {

@@ -12,35 +12,40 @@ import (
 
 	"go.uber.org/fx"
 
+	"github.com/plantstore/plantstore/adapters/memory"
 	"github.com/plantstore/plantstore/application"
-	"github.com/plantstore/plantstore/domain"
 )
 
-// faultyStore stands in for a store adapter to show how faults are answered.
-type faultyStore struct{ err error }
-
-func (f faultyStore) InsertIfAbsent(context.Context, application.Record) (domain.Plant, bool, error) {
-	if f.err == nil {
-		panic("store exploded")
-	}
-	return domain.Plant{}, false, f.err
+// withStore puts s where the store adapter's create port was, to show how
+// the whole service answers a failing store.
+func withStore(s *memory.Store) fx.Option {
+	return fx.Decorate(func(application.PlantInserter) application.PlantInserter { return s })
 }
 
-func withStore(s application.PlantStore) fx.Option {
-	return fx.Decorate(func(application.PlantStore) application.PlantStore { return s })
+// failing returns a memory store whose every call fails with err, or panics
+// when err is nil.
+func failing(err error) *memory.Store {
+	s := memory.New()
+	s.Inject(func() error {
+		if err == nil {
+			panic("store exploded")
+		}
+		return err
+	})
+	return s
 }
 
 func TestFaultsAreErrorBodies(t *testing.T) {
 	tests := []struct {
 		name   string
-		store  application.PlantStore
+		store  *memory.Store
 		status int
 		code   string
 	}{
-		{"store unavailable", faultyStore{err: fmt.Errorf("pool: %w", application.ErrUnavailable)}, 503, "50301"},
-		{"store timeout", faultyStore{err: context.DeadlineExceeded}, 503, "50301"},
-		{"unexpected fault", faultyStore{err: errors.New("pq: relation \"plants\" does not exist")}, 500, "50001"},
-		{"panic", faultyStore{}, 500, "50001"},
+		{"store unavailable", failing(fmt.Errorf("pool: %w", application.ErrUnavailable)), 503, "50301"},
+		{"store timeout", failing(context.DeadlineExceeded), 503, "50301"},
+		{"unexpected fault", failing(errors.New("pq: relation \"plants\" does not exist")), 500, "50001"},
+		{"panic", failing(nil), 500, "50001"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

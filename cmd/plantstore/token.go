@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -52,9 +53,9 @@ func token(args []string, getenv func(string) (string, bool), stdout, stderr io.
 	return nil
 }
 
+// defaultScope grants what the service requires by default, or as
+// configured: the read scope and the write scope.
 func defaultScope(env func(string) string) string {
-	if s := env("PLANTSTORE_REQUIRED_SCOPE"); s != "" {
-		return s
-	}
-	return "plants:write"
+	return strings.TrimSpace(cmp.Or(env("PLANTSTORE_READ_SCOPE"), "plants:read") + " " +
+		cmp.Or(env("PLANTSTORE_REQUIRED_SCOPE"), "plants:write"))
 }

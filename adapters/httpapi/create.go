@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
@@ -25,13 +24,8 @@ type PlantCreator interface {
 // authentication, content type, size, JSON, fields, then the store. Nothing
 // of the body is read before the caller is authenticated and authorized.
 func (a *API) createPlant(w http.ResponseWriter, r *http.Request) {
-	principal, err := a.authenticate(r)
-	if err == nil {
-		err = a.creator.Authorize(principal)
-	}
-	if err != nil {
-		a.metrics.authFailure(err)
-		a.refuseUnread(w, r, err)
+	principal, ok := a.admit(w, r, a.deps.Create)
+	if !ok {
 		return
 	}
 	if err := checkContentType(r); err != nil {
@@ -51,8 +45,8 @@ func (a *API) createPlant(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	plant, outcome, err := a.creator.Create(r.Context(), principal, np)
-	a.metrics.createOutcome(outcome, err)
+	plant, outcome, err := a.deps.Create.Create(r.Context(), principal, np)
+	a.metrics.operation("create", createOutcome(outcome, err))
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -61,46 +55,6 @@ func (a *API) createPlant(w http.ResponseWriter, r *http.Request) {
 	*buf = out[:0]
 	writeJSON(w, http.StatusOK, out)
 }
-
-// refuseUnread answers a request whose body was not read to the end, and
-// closes the connection after the answer. Left to itself net/http would read
-// up to 256 KiB of the unread body before answering, so a refused client that
-// announces a body and never sends it would wait until the read timeout.
-//
-// The answer goes out first; then what the client is still sending is read
-// and dropped for a short while. Closing a socket with unread data makes the
-// kernel reset the connection, and a client still writing its body would see
-// the reset, often instead of the answer already on its way.
-func (a *API) refuseUnread(w http.ResponseWriter, r *http.Request, err error) {
-	if r.ContentLength == 0 {
-		a.writeError(w, r, err)
-		return
-	}
-	rc := http.NewResponseController(w)
-	// Without full duplex, net/http would drain the body before the answer.
-	_ = rc.EnableFullDuplex()
-	w.Header().Set("Connection", "close")
-	a.writeError(w, r, err)
-	if rc.Flush() != nil {
-		return
-	}
-	if info := infoFrom(r.Context()); info != nil {
-		info.answered = time.Now()
-	}
-	if rc.SetReadDeadline(time.Now().Add(lingerTime)) != nil {
-		return
-	}
-	_, _ = io.CopyN(io.Discard, r.Body, lingerBytes)
-}
-
-// lingerTime and lingerBytes bound the reading of a refused body after the
-// answer: long enough for a client to take in the answer, short enough that
-// a client which announced a body and never sends it does not hold the
-// connection.
-const (
-	lingerTime  = 500 * time.Millisecond
-	lingerBytes = 256 << 10
-)
 
 // checkContentType accepts exactly one Content-Type of application/json;
 // parameters are fine, except a charset other than UTF-8.

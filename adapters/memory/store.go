@@ -1,0 +1,78 @@
+// Package memory is a store adapter that keeps plants in a map. It passes the
+// same store suite as the durable stores, so tests of the application and
+// HTTP layers use it instead of hand-written fakes; it keeps nothing across
+// restarts, so the service itself never runs on it.
+package memory
+
+import (
+	"context"
+	"sync"
+
+	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/domain"
+)
+
+// Store keeps plants in memory. It is safe for concurrent use; every call
+// takes effect at once, in the order calls take its lock.
+type Store struct {
+	mu     sync.RWMutex
+	plants map[domain.ID]application.Record
+	fault  func() error
+}
+
+// New returns an empty store.
+func New() *Store {
+	return &Store{plants: make(map[domain.ID]application.Record)}
+}
+
+// Inject makes every later call run fault first and fail with its error
+// when that is not nil; a fault may also panic. Tests use it to show how the
+// service answers a failing store. Inject(nil) removes it.
+func (s *Store) Inject(fault func() error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fault = fault
+}
+
+// Record returns what is stored under id, creator and time included, for
+// tests that check what a use case recorded.
+func (s *Store) Record(id domain.ID) (application.Record, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	rec, ok := s.plants[id]
+	return rec, ok
+}
+
+// begin checks the context and the injected fault before a call does its work.
+func (s *Store) begin(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if s.fault != nil {
+		return s.fault()
+	}
+	return nil
+}
+
+// InsertIfAbsent stores rec unless a plant with its id exists, and returns
+// the plant stored under that id and whether this call stored it.
+func (s *Store) InsertIfAbsent(ctx context.Context, rec application.Record) (domain.Plant, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.begin(ctx); err != nil {
+		return domain.Plant{}, false, err
+	}
+	if stored, ok := s.plants[rec.Plant.ID()]; ok {
+		return stored.Plant, false, nil
+	}
+	s.plants[rec.Plant.ID()] = rec
+	return rec.Plant, true, nil
+}
+
+// Ping answers readiness probes: the store is always ready, unless a fault
+// is injected.
+func (s *Store) Ping(ctx context.Context) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.begin(ctx)
+}
