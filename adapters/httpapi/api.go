@@ -25,12 +25,15 @@ type Config struct {
 }
 
 // Deps are what the API is built from: one use case per operation, the token
-// verifier, the logger and where metrics are registered. fx fills it by type;
-// tests fill it by hand. An operation added to the API adds one field here.
+// verifier, the logger and where metrics are registered. fx fills it by type
+// and fails start-up when one is missing; tests fill it by hand, and a use
+// case they leave nil leaves its route out. An operation added to the API
+// adds one field here.
 type Deps struct {
 	fx.In
 
 	Create PlantCreator
+	Delete PlantDeleter
 
 	Verifier application.TokenVerifier
 	Log      *slog.Logger
@@ -50,8 +53,8 @@ type API struct {
 
 // New builds the API from its settings and dependencies.
 func New(cfg Config, deps Deps) (*API, error) {
-	if deps.Create == nil || deps.Verifier == nil || deps.Log == nil {
-		return nil, errors.New("httpapi: every use case, a verifier and a logger are required")
+	if deps.Verifier == nil || deps.Log == nil {
+		return nil, errors.New("httpapi: a verifier and a logger are required")
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
@@ -85,9 +88,18 @@ func (a *API) routes() *chi.Mux {
 		}
 		a.writeError(w, r, errMethodNotAllowed)
 	})
-	r.Post("/plants", a.createPlant)
+	route(r.Post, "/plants", a.deps.Create, a.createPlant)
+	route(r.Delete, "/plants/{id}", a.deps.Delete, a.deletePlant)
 	r.Get("/openapi.yaml", a.serveOpenAPI)
 	return r
+}
+
+// route adds h on pattern unless its use case uc is missing.
+func route[UC comparable](add func(string, http.HandlerFunc), pattern string, uc UC, h http.HandlerFunc) {
+	var none UC
+	if uc != none {
+		add(pattern, h)
+	}
 }
 
 // ServeHTTP serves one request.

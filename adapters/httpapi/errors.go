@@ -44,6 +44,7 @@ var errorTable = []problem{
 	{target: errTooLarge, status: http.StatusRequestEntityTooLarge, code: 41301, showErr: true},
 	{target: errSyntax, status: http.StatusBadRequest, code: 40001, showErr: true},
 	{target: domain.ErrInvalid, status: http.StatusBadRequest, code: 40002, showErr: true},
+	{target: domain.ErrNotFound, status: http.StatusNotFound, code: 40402, showErr: true},
 	{target: domain.ErrConflict, status: http.StatusConflict, code: 40901, showErr: true},
 	{target: application.ErrUnavailable, status: http.StatusServiceUnavailable, code: 50301, message: "the store is unavailable, retry later"},
 	{target: context.DeadlineExceeded, status: http.StatusServiceUnavailable, code: 50301, message: "the store did not answer in time, retry later"},

@@ -76,3 +76,16 @@ func (s *Store) Ping(ctx context.Context) error {
 	defer s.mu.RUnlock()
 	return s.begin(ctx)
 }
+
+// DeletePlant removes the plant stored under id and reports whether there
+// was one.
+func (s *Store) DeletePlant(ctx context.Context, id domain.ID) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.begin(ctx); err != nil {
+		return false, err
+	}
+	_, ok := s.plants[id]
+	delete(s.plants, id)
+	return ok, nil
+}

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -10,13 +11,14 @@ import (
 
 	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
 	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/domain"
 )
 
 func TestBatchWithOneIDTwiceInsertsTheFirst(t *testing.T) {
 	s, _ := newStore(t)
 	first, second, other := record(t, 7, "Sage", ""), record(t, 7, "Thyme", "herb"), record(t, 8, "Mint", "")
 
-	res := s.flush(context.Background(), []application.Record{first, second, first, other})
+	res := s.flush(context.Background(), creates(first, second, first, other))
 	want := []struct {
 		plant    application.Record
 		inserted bool
@@ -35,7 +37,7 @@ func TestBatchOnAnExistingIDAnswersTheStoredPlant(t *testing.T) {
 	if _, _, err := s.InsertIfAbsent(ctx, stored); err != nil {
 		t.Fatal(err)
 	}
-	res := s.flush(ctx, []application.Record{record(t, 3, "Tulip", ""), record(t, 3, "Orchid", "")})
+	res := s.flush(ctx, creates(record(t, 3, "Tulip", ""), record(t, 3, "Orchid", "")))
 	for i, r := range res {
 		if r.Err != nil || r.Value.inserted || !samePlant(r.Value.plant, stored.Plant) {
 			t.Errorf("result %d = %+v; want the stored plant, not inserted", i, r)
@@ -49,9 +51,13 @@ func TestRowRefusedByTheDatabaseFailsAlone(t *testing.T) {
 	if _, err := s.db.Exec("ALTER TABLE plants ADD CONSTRAINT no_poison CHECK (name <> 'Poison')"); err != nil {
 		t.Fatal(err)
 	}
-	batch := []application.Record{record(t, 1, "Daisy", ""), record(t, 2, "Poison", ""), record(t, 3, "Lotus", ""), record(t, 2, "Poison", "")}
+	batch := creates(record(t, 1, "Daisy", ""), record(t, 2, "Poison", ""), record(t, 3, "Lotus", ""), record(t, 2, "Poison", ""))
+	batch = append(batch, write{id: 9})
 
 	res := s.flush(context.Background(), batch)
+	if res[4].Err != nil || res[4].Value.deleted {
+		t.Errorf("delete beside the refused row = %+v; want not found, no error", res[4])
+	}
 	for _, i := range []int{0, 2} {
 		if res[i].Err != nil || !res[i].Value.inserted {
 			t.Errorf("neighbour %d = %+v; want inserted", i, res[i])
@@ -87,7 +93,7 @@ func TestRowCommittedDuringTheStatementIsReadBack(t *testing.T) {
 
 	done := make(chan []result, 1)
 	go func() {
-		done <- s.flush(context.Background(), []application.Record{record(t, 5, "Mine", ""), record(t, 6, "Free", "")})
+		done <- s.flush(context.Background(), creates(record(t, 5, "Mine", ""), record(t, 6, "Free", "")))
 	}()
 	waitForLockWait(t, pgtest.Admin(t), pgtest.DatabaseName(url))
 	if err := tx.Commit(); err != nil {
@@ -101,6 +107,63 @@ func TestRowCommittedDuringTheStatementIsReadBack(t *testing.T) {
 		t.Errorf("free id = %+v; want inserted", r)
 	}
 }
+
+// creates is a batch of creates.
+func creates(recs ...application.Record) []write {
+	ws := make([]write, len(recs))
+	for i, rec := range recs {
+		ws[i] = write{create: true, rec: rec}
+	}
+	return ws
+}
+
+// A create and a delete of one id in one batch take effect in batch order:
+// the batch is cut into statements committed one after the other.
+func TestBatchKeepsTheOrderOfWritesToOneID(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := context.Background()
+	sage, thyme := record(t, 7, "Sage", ""), record(t, 7, "Thyme", "herb")
+	res := s.flush(ctx, []write{
+		{create: true, rec: sage}, {id: 7}, {id: 7}, {create: true, rec: thyme}, {create: true, rec: sage},
+		{id: 8}, {create: true, rec: record(t, 8, "Mint", "")},
+	})
+	want := []outcome{
+		{plant: sage.Plant, inserted: true}, {deleted: true}, {}, {plant: thyme.Plant, inserted: true}, {plant: thyme.Plant},
+		{}, {plant: record(t, 8, "Mint", "").Plant, inserted: true},
+	}
+	for i, w := range want {
+		got := res[i].Value
+		if res[i].Err != nil || got.inserted != w.inserted || got.deleted != w.deleted || got.plant != w.plant {
+			t.Errorf("write %d = %+v, %v; want %+v", i, got, res[i].Err, w)
+		}
+	}
+	if p, _, _ := s.InsertIfAbsent(ctx, record(t, 7, "Probe", "")); !samePlant(p, thyme.Plant) {
+		t.Fatalf("id 7 holds %v after the batch; want the last create's plant", p)
+	}
+}
+
+func TestSegmentsCutOnlyWhereAnIDChangesKind(t *testing.T) {
+	c := func(id int64) write { return write{create: true, rec: application.Record{Plant: plantOf(t, id)}} }
+	d := func(id int64) write { return write{id: domain.ID(id)} }
+	tests := []struct {
+		name  string
+		batch []write
+		want  [][]int
+	}{
+		{"creates only", []write{c(1), c(2), c(1)}, [][]int{{0, 1, 2}}},
+		{"deletes only", []write{d(1), d(1), d(2)}, [][]int{{0, 1, 2}}},
+		{"different ids mix", []write{c(1), d(2), c(3), d(4)}, [][]int{{0, 1, 2, 3}}},
+		{"create then delete", []write{c(1), c(2), d(1), d(3)}, [][]int{{0, 1}, {2, 3}}},
+		{"back and forth", []write{d(5), c(5), d(5), c(6)}, [][]int{{0}, {1}, {2, 3}}},
+	}
+	for _, tt := range tests {
+		if got := segments(tt.batch); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: segments = %v; want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func plantOf(t *testing.T, id int64) domain.Plant { return record(t, id, "p", "").Plant }
 
 // waitForLockWait returns once a session on database dbname waits for a lock.
 func waitForLockWait(t *testing.T, admin *sqlx.DB, dbname string) {

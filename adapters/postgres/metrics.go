@@ -26,19 +26,19 @@ func newMetrics(db *sql.DB, queued func() int) *metrics {
 		pool: collectors.NewDBStatsCollector(db, "plantstore"),
 		batchDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:        "plantstore_store_batch_duration_seconds",
-			Help:        "Time to store one batch of creates, from the statement to its commit.",
+			Help:        "Time to store one batch of writes (creates and deletes), from the statement to its commit.",
 			ConstLabels: labels,
 			Buckets:     prometheus.ExponentialBuckets(0.0001, 2, 16), // 100µs to ~3s, as the embedded store
 		}),
 		batchSize: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:        "plantstore_store_batch_size",
-			Help:        "Creates stored by one batch, hence by one commit.",
+			Help:        "Writes (creates and deletes) stored by one batch.",
 			ConstLabels: labels,
 			Buckets:     prometheus.ExponentialBuckets(1, 2, 9), // 1 to 256
 		}),
 		queued: prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name:        "plantstore_store_queued_creates",
-			Help:        "Creates waiting to join a batch; a growing queue means commits lag behind clients.",
+			Name:        "plantstore_store_queued_writes",
+			Help:        "Writes (creates and deletes) waiting to join a batch; a growing queue means commits lag behind clients.",
 			ConstLabels: labels,
 		}, func() float64 { return float64(queued()) }),
 	}
@@ -52,7 +52,7 @@ func (m *metrics) observeBatch(size int, took time.Duration) {
 // RegisterMetrics registers the store's metrics with reg: the connection
 // pool gauges (go_sql_*, labelled db_name="plantstore") and the batch
 // histograms plantstore_store_batch_duration_seconds and
-// plantstore_store_batch_size and the gauge plantstore_store_queued_creates,
+// plantstore_store_batch_size and the gauge plantstore_store_queued_writes,
 // labelled store="postgres".
 func (s *Store) RegisterMetrics(reg prometheus.Registerer) error {
 	return errors.Join(

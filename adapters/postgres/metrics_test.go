@@ -40,7 +40,7 @@ func TestMetricsCountBatchesAndThePool(t *testing.T) {
 			t.Errorf("%s has %d samples; want 1", name, found[name])
 		}
 	}
-	if _, ok := found["plantstore_store_queued_creates"]; !ok {
+	if _, ok := found["plantstore_store_queued_writes"]; !ok {
 		t.Errorf("queue gauge missing; have %v", found)
 	}
 	if _, ok := found["go_sql_open_connections"]; !ok {

@@ -7,16 +7,19 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-// insertBatch stores a batch of plants in one statement, hence one commit,
-// and answers only for the ids it did not insert: with what is stored under
-// each, or with no name when nothing is visible. Every id it does not answer
-// for was inserted, so the common batch returns no row at all. The outer
+// writeBatch stores a batch of plants and deletes another set of ids in one
+// statement, hence one commit; the two sets never share an id, so that the
+// order of the two does not matter (see segments). It answers only for the
+// creates it did not insert, with what is stored under each or with no name
+// when nothing is visible, and for the deletes that removed a plant. Every
+// create it does not answer for was inserted, every delete it does not
+// answer for found nothing, so the common batch returns few rows. The outer
 // SELECT reads the snapshot taken before the INSERT: it sees rows committed
 // earlier and not the ones it inserts, so an id that is neither inserted nor
 // seen lost a race to a transaction that committed meanwhile, and the caller
 // reads it back. NOT IN over the inserted ids runs as one hashed lookup per
 // row, and the primary key is probed only for the rows not inserted.
-const insertBatch = `
+const writeBatch = `
 WITH input AS (
     SELECT *
     FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
@@ -26,11 +29,16 @@ WITH input AS (
     SELECT id, name, tag, created_by, created_at FROM input
     ON CONFLICT (id) DO NOTHING
     RETURNING id
+), deleted AS (
+    DELETE FROM plants WHERE id = ANY($6::bigint[])
+    RETURNING id
 )
-SELECT input.id, plants.name, plants.tag
+SELECT input.id, plants.name, plants.tag, false AS deleted
 FROM input
 LEFT JOIN plants ON plants.id = input.id
-WHERE input.id NOT IN (SELECT id FROM inserted)`
+WHERE input.id NOT IN (SELECT id FROM inserted)
+UNION ALL
+SELECT id, NULL, NULL, true FROM deleted`
 
 // rereadPlants reads stored plants back with a fresh snapshot.
 const rereadPlants = `SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[])`
@@ -41,17 +49,17 @@ const rereadPlants = `SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint
 // Preparing waits for first use because the table exists only after Migrate.
 type statements struct {
 	mu     sync.Mutex
-	insert *sqlx.Stmt
+	write  *sqlx.Stmt
 	reread *sqlx.Stmt
 }
 
 // get returns the prepared statements, preparing them on first use (and
 // again after a failed attempt).
-func (st *statements) get(ctx context.Context, db *sqlx.DB) (insert, reread *sqlx.Stmt, err error) {
+func (st *statements) get(ctx context.Context, db *sqlx.DB) (write, reread *sqlx.Stmt, err error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.insert == nil {
-		if st.insert, err = db.PreparexContext(ctx, insertBatch); err != nil {
+	if st.write == nil {
+		if st.write, err = db.PreparexContext(ctx, writeBatch); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -60,16 +68,16 @@ func (st *statements) get(ctx context.Context, db *sqlx.DB) (insert, reread *sql
 			return nil, nil, err
 		}
 	}
-	return st.insert, st.reread, nil
+	return st.write, st.reread, nil
 }
 
 func (st *statements) close() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	for _, stmt := range []*sqlx.Stmt{st.insert, st.reread} {
+	for _, stmt := range []*sqlx.Stmt{st.write, st.reread} {
 		if stmt != nil {
 			_ = stmt.Close()
 		}
 	}
-	st.insert, st.reread = nil, nil
+	st.write, st.reread = nil, nil
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/plantstore/plantstore/adapters/internal/groupcommit"
 	"github.com/plantstore/plantstore/application"
-	"github.com/plantstore/plantstore/domain"
 )
 
 // Store keeps plants in PostgreSQL. It is safe for concurrent use.
@@ -24,20 +23,16 @@ type Store struct {
 	target  string // host:port, the only part of the URL ever printed
 	stmts   statements
 	metrics *metrics
-	batcher *groupcommit.Batcher[application.Record, outcome]
+	batcher *groupcommit.Batcher[write, outcome]
 
 	closeOnce sync.Once
 	closeErr  error
 }
 
-var _ application.PlantInserter = (*Store)(nil)
-
-// outcome is what one create did: the plant stored under its id and whether
-// this create stored it.
-type outcome struct {
-	plant    domain.Plant
-	inserted bool
-}
+var (
+	_ application.PlantInserter = (*Store)(nil)
+	_ application.PlantDeleter  = (*Store)(nil)
+)
 
 // Open connects to the database at cfg.URL. It retries an unreachable
 // database for cfg.ConnectTimeout (or until ctx ends) and then fails with one
@@ -73,26 +68,6 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	return s, nil
 }
 
-// InsertIfAbsent stores rec unless a plant with its id exists, and returns
-// the plant stored under that id and whether this call stored it. It returns
-// only after the batch holding rec has committed.
-func (s *Store) InsertIfAbsent(ctx context.Context, rec application.Record) (domain.Plant, bool, error) {
-	res, err := s.batcher.Submit(ctx, rec)
-	switch {
-	case err == nil:
-		return res.plant, res.inserted, nil
-	case errors.Is(err, groupcommit.ErrClosed):
-		return domain.Plant{}, false, fmt.Errorf("store: %w (closed)", application.ErrUnavailable)
-	case errors.Is(err, context.Canceled):
-		// The caller gave up before its create was taken into a batch:
-		// nothing was written.
-		return domain.Plant{}, false, fmt.Errorf("store: %w", context.Canceled)
-	case errors.Is(err, context.DeadlineExceeded):
-		return domain.Plant{}, false, fmt.Errorf("store: %w: %w", application.ErrUnavailable, context.DeadlineExceeded)
-	}
-	return domain.Plant{}, false, err // already mapped by flush
-}
-
 // Ping reports whether the database answers, for readiness probes: nil, or
 // an error matching application.ErrUnavailable.
 func (s *Store) Ping(ctx context.Context) error {
@@ -108,7 +83,7 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close stops accepting creates, commits those already queued, and closes
+// Close stops accepting writes, commits those already queued, and closes
 // the pool. It is safe to call more than once.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {

@@ -16,12 +16,43 @@ func TestOneBatchSeesItsOwnEarlierRows(t *testing.T) {
 	b := mustPlant(t, 7, "Thyme", ptr("herb"))
 	c := mustPlant(t, 8, "Mint", nil)
 
-	results := s.flush(context.Background(), []application.Record{recordOf(a), recordOf(a), recordOf(b), recordOf(c)})
+	results := s.flush(context.Background(), creates(recordOf(a), recordOf(a), recordOf(b), recordOf(c)))
 
-	want := []insertOutcome{{a, true}, {a, false}, {a, false}, {c, true}}
+	want := []writeOutcome{{stored: a, inserted: true}, {stored: a}, {stored: a}, {stored: c, inserted: true}}
 	for i, r := range results {
 		if r.Err != nil || r.Value != want[i] {
 			t.Errorf("create %d: %+v, %v; want %+v", i, r.Value, r.Err, want[i])
+		}
+	}
+}
+
+// creates is a batch of creates.
+func creates(recs ...application.Record) []write {
+	ws := make([]write, len(recs))
+	for i, rec := range recs {
+		ws[i] = write{create: true, rec: rec}
+	}
+	return ws
+}
+
+func TestOneBatchAppliesWritesToOneIDInOrder(t *testing.T) {
+	s := newStore(t)
+	sage := mustPlant(t, 7, "Sage", nil)
+	thyme := mustPlant(t, 7, "Thyme", ptr("herb"))
+	mint := mustPlant(t, 8, "Mint", nil)
+
+	results := s.flush(context.Background(), []write{
+		{create: true, rec: recordOf(sage)}, {id: 7}, {id: 7}, {create: true, rec: recordOf(thyme)},
+		{create: true, rec: recordOf(sage)}, {id: 8}, {create: true, rec: recordOf(mint)},
+	})
+
+	want := []writeOutcome{
+		{stored: sage, inserted: true}, {deleted: true}, {}, {stored: thyme, inserted: true},
+		{stored: thyme}, {}, {stored: mint, inserted: true},
+	}
+	for i, r := range results {
+		if r.Err != nil || r.Value != want[i] {
+			t.Errorf("write %d: %+v, %v; want %+v", i, r.Value, r.Err, want[i])
 		}
 	}
 }
@@ -38,12 +69,12 @@ func TestABadStoredRowFailsOnlyItsOwnCreate(t *testing.T) {
 	bad := mustPlant(t, 1, "bad", nil)
 	good := mustPlant(t, 2, "good", nil)
 
-	results := s.flush(ctx, []application.Record{recordOf(bad), recordOf(good)})
+	results := s.flush(ctx, creates(recordOf(bad), recordOf(good)))
 
 	if results[0].Err == nil || errors.Is(results[0].Err, application.ErrUnavailable) {
 		t.Errorf("create over the bad row: %v, want a fault", results[0].Err)
 	}
-	if r := results[1]; r.Err != nil || r.Value != (insertOutcome{good, true}) {
+	if r := results[1]; r.Err != nil || r.Value != (writeOutcome{stored: good, inserted: true}) {
 		t.Errorf("neighbour create: %+v, %v; want inserted", r.Value, r.Err)
 	}
 	stored, inserted, err := s.InsertIfAbsent(ctx, recordOf(good))

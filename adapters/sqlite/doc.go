@@ -3,11 +3,12 @@
 // database server and no cgo.
 //
 // Durability: the file runs in WAL mode with synchronous=FULL, so every
-// commit is fsynced before InsertIfAbsent returns; an acknowledged plant
-// survives a crash of the process or of the operating system.
+// commit is fsynced before a create or a delete returns; an acknowledged
+// write survives a crash of the process or of the operating system.
 //
 // Throughput: SQLite allows one writer at a time, and an fsync per commit
-// would cap creates at the disk's fsync rate. Creates therefore go through a
-// group-commit batcher: whatever arrives while one transaction commits is
-// written by the next, one transaction and one fsync for the whole batch.
+// would cap writes at the disk's fsync rate. Creates and deletes therefore
+// go through a group-commit batcher: whatever arrives while one transaction
+// commits is written by the next, one transaction and one fsync for the
+// whole batch, in the order the writes arrived.
 package sqlite

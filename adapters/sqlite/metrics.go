@@ -9,7 +9,7 @@ import (
 )
 
 // metrics describe group commit: how long a batch takes from BEGIN to
-// COMMIT (the fsync included) and how many creates share it.
+// COMMIT (the fsync included) and how many writes share it.
 type metrics struct {
 	duration prometheus.Histogram
 	size     prometheus.Histogram
@@ -22,19 +22,19 @@ func newMetrics(s *Store) *metrics {
 	return &metrics{
 		duration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:        "plantstore_store_batch_duration_seconds",
-			Help:        "Time to write and commit one batch of creates.",
+			Help:        "Time to write and commit one batch of writes (creates and deletes).",
 			ConstLabels: labels,
 			Buckets:     prometheus.ExponentialBuckets(0.0001, 2, 16), // 100µs to ~3s
 		}),
 		size: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:        "plantstore_store_batch_size",
-			Help:        "Creates committed together in one batch.",
+			Help:        "Writes (creates and deletes) committed together in one batch.",
 			ConstLabels: labels,
 			Buckets:     prometheus.ExponentialBuckets(1, 2, 9), // 1 to 256
 		}),
 		queued: prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name:        "plantstore_store_queued_creates",
-			Help:        "Creates waiting to join a batch.",
+			Name:        "plantstore_store_queued_writes",
+			Help:        "Writes (creates and deletes) waiting to join a batch.",
 			ConstLabels: labels,
 		}, func() float64 { return float64(s.batcher.Queued()) }),
 		pools: []prometheus.Collector{

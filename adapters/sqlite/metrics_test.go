@@ -37,7 +37,7 @@ func TestMetricsDescribeBatches(t *testing.T) {
 			t.Errorf("%s counted %d batches, want 3 (one per sequential create)", name, counts[name])
 		}
 	}
-	for _, name := range []string{"plantstore_store_queued_creates", "go_sql_open_connections"} {
+	for _, name := range []string{"plantstore_store_queued_writes", "go_sql_open_connections"} {
 		if !names[name] {
 			t.Errorf("metric %s not registered", name)
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/plantstore/plantstore/application"
 )
 
-// Config says which file to use and how to batch creates.
+// Config says which file to use and how to batch writes.
 type Config struct {
 	// Path is the database file, created when missing: the part after
 	// "sqlite:" in PLANTSTORE_DATABASE_URL. It must name a file; an
@@ -30,7 +30,7 @@ type Store struct {
 	write *sqlx.DB // one connection: every write and the schema go through it
 	read  *sqlx.DB // readers, which WAL lets run beside the writer
 
-	batcher *groupcommit.Batcher[application.Record, insertOutcome]
+	batcher *groupcommit.Batcher[write, writeOutcome]
 	// Statements prepared on the write connection the first time a batch is
 	// flushed (the table may not exist at Open). Only the single writer
 	// goroutine touches them until Close.
@@ -107,8 +107,8 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close stops accepting creates, waits until the creates already submitted
-// are committed and answered, then closes the database. Creates after Close
+// Close stops accepting writes, waits until the writes already submitted
+// are committed and answered, then closes the database. Writes after Close
 // fail with application.ErrUnavailable. It is safe to call more than once.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {

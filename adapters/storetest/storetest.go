@@ -17,6 +17,7 @@ import (
 // Store is every port a store adapter serves to the use cases.
 type Store interface {
 	application.PlantInserter
+	application.PlantDeleter
 }
 
 // Harness tells the suite how to get stores from one adapter.
@@ -48,6 +49,10 @@ func Run(t *testing.T, h Harness) {
 		{"InsertsManyIDsConcurrently", insertsManyIDsConcurrently},
 		{"RefusesACancelledContext", refusesACancelledContext},
 		{"KeepsAcknowledgedPlants", keepsAcknowledgedPlants},
+		{"DeletesAStoredPlant", deletesAStoredPlant},
+		{"FreesADeletedID", freesADeletedID},
+		{"KeepsEveryCountUnderRacingCreatesAndDeletes", keepsEveryCountUnderRacingCreatesAndDeletes},
+		{"KeepsAcknowledgedDeletes", keepsAcknowledgedDeletes},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.run(t, h) })

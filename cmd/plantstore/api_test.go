@@ -109,7 +109,8 @@ func TestErrorTable(t *testing.T) {
 			{"token over 8 KiB", "POST", "/plants", auth(s.token(t, jwt.MapClaims{"pad": strings.Repeat("x", 8192)})), `{"id":1,"name":"a"}`, 401, "40102", `Bearer realm="plantstore", error="invalid_token"`},
 			{"no scope", "POST", "/plants", auth(s.token(t, jwt.MapClaims{"scope": "plants:read"})), `{"id":1,"name":"a"}`, 403, "40301", `Bearer realm="plantstore", error="insufficient_scope", scope="plants:write"`},
 			{"unknown route", "GET", "/nope", nil, ``, 404, "40401", ""},
-			{"unknown route, POST", "POST", "/plants/1", auth(good), `{}`, 404, "40401", ""},
+			{"unknown route, POST", "POST", "/plants/1/leaves", auth(good), `{}`, 404, "40401", ""},
+			{"wrong method on a plant", "POST", "/plants/1", auth(good), `{}`, 405, "40501", ""},
 			{"wrong method", "GET", "/plants", auth(good), ``, 405, "40501", ""},
 			{"too large", "POST", "/plants", auth(good), `{"id":1,"name":"` + strings.Repeat("a", 2000) + `"}`, 413, "41301", ""},
 			{"text/plain", "POST", "/plants", map[string]string{"Authorization": "Bearer " + good, "Content-Type": "text/plain"}, `{"id":1,"name":"a"}`, 415, "41501", ""},
@@ -128,11 +129,13 @@ func TestErrorTable(t *testing.T) {
 		// Nothing of the refused requests was stored.
 		s.create(t, `{"id":1,"name":"stored once"}`).expect(t, 200, `{"name":"stored once"}`)
 
-		r := s.do(t, "GET", "/plants", nil, nil)
-		if allow := r.header.Get("Allow"); allow != "POST" {
-			t.Fatalf("Allow %q, want POST", allow)
+		for path, want := range map[string]string{"/plants": "POST", "/plants/1": "DELETE"} {
+			r := s.do(t, "PUT", path, nil, nil)
+			if allow := r.header.Get("Allow"); allow != want {
+				t.Fatalf("PUT %s: Allow %q, want %q", path, allow, want)
+			}
 		}
-		r = s.create(t, `{"id":3,"name":"a","color":"green"}`)
+		r := s.create(t, `{"id":3,"name":"a","color":"green"}`)
 		if !strings.Contains(r.body, `"message":"color: unknown field"`) {
 			t.Fatalf("the message must name the field: %s", r.body)
 		}

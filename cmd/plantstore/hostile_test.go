@@ -348,9 +348,15 @@ func TestHostileHeaders(t *testing.T) {
 			}
 		}
 		for _, m := range []string{"GET", "POST", "PATCH", "FOO"} {
-			for _, p := range []string{"/nope", "/plants%00", "/pl%00ants", "/" + strings.Repeat("a", 8192), "/plants/" + strings.Repeat("%00", 1000)} {
+			for _, p := range []string{"/nope", "/plants%00", "/pl%00ants", "/" + strings.Repeat("a", 8192), "/plants/1/" + strings.Repeat("%00", 1000)} {
 				s.do(t, m, p, h, body).expectError(t, 404, "40401")
 			}
+		}
+		// A hostile id is a bad parameter, named and not echoed.
+		r := s.do(t, "DELETE", "/plants/"+strings.Repeat("%00", 1000), h, nil)
+		r.expectError(t, 400, "40002")
+		if len(r.body) > 200 {
+			t.Errorf("the refusal repeats the id: %s", r.body)
 		}
 	})
 

@@ -127,7 +127,7 @@ func write(t *testing.T, path string, b []byte) {
 }
 
 // token signs claims with the service's HS256 secret; exp defaults to an
-// hour from now and scope to plants:write.
+// hour from now and scope to plants:read plants:write.
 func (s *service) token(t *testing.T, claims jwt.MapClaims) string {
 	t.Helper()
 	return s.sign(t, jwt.SigningMethodHS256, s.secret, claims)
@@ -135,7 +135,7 @@ func (s *service) token(t *testing.T, claims jwt.MapClaims) string {
 
 func (s *service) sign(t *testing.T, m jwt.SigningMethod, key any, claims jwt.MapClaims) string {
 	t.Helper()
-	c := jwt.MapClaims{"sub": "alice", "scope": "plants:write", "exp": time.Now().Add(time.Hour).Unix()}
+	c := jwt.MapClaims{"sub": "alice", "scope": "plants:read plants:write", "exp": time.Now().Add(time.Hour).Unix()}
 	for k, v := range claims {
 		if v == nil {
 			delete(c, k)
@@ -187,6 +187,12 @@ func (s *service) create(t *testing.T, body string) response {
 		"Authorization": "Bearer " + s.token(t, nil),
 		"Content-Type":  "application/json",
 	}, []byte(body))
+}
+
+// call sends method to path with a valid token and no body.
+func (s *service) call(t *testing.T, method, path string) response {
+	t.Helper()
+	return s.do(t, method, path, map[string]string{"Authorization": "Bearer " + s.token(t, nil)}, nil)
 }
 
 func (s *service) adminGet(t *testing.T, path string) response {

@@ -18,10 +18,18 @@ import (
 // is time order.
 const createdAtLayout = "2006-01-02T15:04:05.000000000Z"
 
-// insertOutcome is what the batch answers one create.
-type insertOutcome struct {
-	stored   domain.Plant
-	inserted bool
+// write is one operation of a batch: the create of rec, or the delete of id.
+type write struct {
+	create bool
+	rec    application.Record // a create's record
+	id     domain.ID          // a delete's id
+}
+
+// writeOutcome is what the batch answers one write.
+type writeOutcome struct {
+	stored   domain.Plant // a create: the plant stored under its id
+	inserted bool         // a create: this write stored it
+	deleted  bool         // a delete: a plant was removed
 }
 
 // InsertIfAbsent stores rec unless a plant with its id exists, and returns
@@ -30,33 +38,49 @@ type insertOutcome struct {
 // context that ends before the create joined a batch returns its error and
 // writes nothing; once in a batch, the create is waited for.
 func (s *Store) InsertIfAbsent(ctx context.Context, rec application.Record) (domain.Plant, bool, error) {
+	out, err := s.submit(ctx, write{create: true, rec: rec})
+	return out.stored, out.inserted, err
+}
+
+// DeletePlant removes the plant stored under id and reports whether there
+// was one. It returns once the deletion is committed to disk, under the same
+// rules as InsertIfAbsent.
+func (s *Store) DeletePlant(ctx context.Context, id domain.ID) (bool, error) {
+	out, err := s.submit(ctx, write{id: id})
+	return out.deleted, err
+}
+
+// submit hands w to the single writer and waits for its transaction.
+func (s *Store) submit(ctx context.Context, w write) (writeOutcome, error) {
 	if s.closing.Load() {
-		return domain.Plant{}, false, errClosed
+		return writeOutcome{}, errClosed
 	}
-	out, err := s.batcher.Submit(ctx, rec)
+	out, err := s.batcher.Submit(ctx, w)
 	switch {
 	case err == nil:
-		return out.stored, out.inserted, nil
+		return out, nil
 	case errors.Is(err, groupcommit.ErrClosed):
-		return domain.Plant{}, false, errClosed
+		return writeOutcome{}, errClosed
 	default:
-		return domain.Plant{}, false, err
+		return writeOutcome{}, err
 	}
 }
 
 var errClosed = fmt.Errorf("sqlite: store closed: %w", application.ErrUnavailable)
 
-// flush writes one batch in one transaction. Creates are applied in order,
-// so a second create of an id in the same batch sees the first one's row.
+// flush writes one batch in one transaction. Writes are applied in order,
+// so a write to an id sees every earlier write to it in the same batch: a
+// create after a delete stores anew, a second create meets the first one's
+// row, a second delete finds nothing.
 // A constraint failure aborts only its own statement (SQLite's default ABORT
 // resolution keeps the transaction and the earlier rows), so a bad row fails
 // alone and needs no savepoint. Any other failure fails the whole batch.
-func (s *Store) flush(ctx context.Context, batch []application.Record) []groupcommit.Result[insertOutcome] {
+func (s *Store) flush(ctx context.Context, batch []write) []groupcommit.Result[writeOutcome] {
 	if s.beforeFlush != nil {
 		s.beforeFlush()
 	}
 	start := time.Now()
-	results := make([]groupcommit.Result[insertOutcome], len(batch))
+	results := make([]groupcommit.Result[writeOutcome], len(batch))
 	if err := s.commit(ctx, batch, results); err != nil {
 		if ctx.Err() != nil {
 			// The batch's own deadline (groupcommit FlushTimeout) ran out:
@@ -64,14 +88,14 @@ func (s *Store) flush(ctx context.Context, batch []application.Record) []groupco
 			err = fmt.Errorf("sqlite: batch timed out: %w", application.ErrUnavailable)
 		}
 		for i := range results {
-			results[i] = groupcommit.Result[insertOutcome]{Err: err}
+			results[i] = groupcommit.Result[writeOutcome]{Err: err}
 		}
 	}
 	s.metrics.observeBatch(len(batch), time.Since(start))
 	return results
 }
 
-func (s *Store) commit(ctx context.Context, batch []application.Record, results []groupcommit.Result[insertOutcome]) error {
+func (s *Store) commit(ctx context.Context, batch []write, results []groupcommit.Result[writeOutcome]) error {
 	if s.stmts == nil {
 		stmts, err := prepare(ctx, s.write)
 		if err != nil {
@@ -86,9 +110,16 @@ func (s *Store) commit(ctx context.Context, batch []application.Record, results 
 	defer func() { _ = tx.Rollback() }() // after Commit it only reports ErrTxDone
 	insert := tx.StmtxContext(ctx, s.stmts.insert)
 	load := tx.StmtxContext(ctx, s.stmts.load)
+	remove := tx.StmtxContext(ctx, s.stmts.remove)
 
-	for i, rec := range batch {
-		out, err := insertOne(ctx, insert, load, rec)
+	for i, w := range batch {
+		var out writeOutcome
+		var err error
+		if w.create {
+			out, err = insertOne(ctx, insert, load, w.rec)
+		} else {
+			out, err = deleteOne(ctx, remove, w.id)
+		}
 		if err != nil {
 			if rowFault(err) {
 				results[i].Err = err
@@ -106,7 +137,7 @@ func (s *Store) commit(ctx context.Context, batch []application.Record, results 
 
 // insertOne inserts rec unless its id exists, and otherwise reads the row
 // that is stored.
-func insertOne(ctx context.Context, insert, load *sqlx.Stmt, rec application.Record) (insertOutcome, error) {
+func insertOne(ctx context.Context, insert, load *sqlx.Stmt, rec application.Record) (writeOutcome, error) {
 	p := rec.Plant
 	var tag *string
 	if p.Tag().IsSet() {
@@ -116,12 +147,12 @@ func insertOne(ctx context.Context, insert, load *sqlx.Stmt, rec application.Rec
 	res, err := insert.ExecContext(ctx, int64(p.ID()), p.Name().String(), tag,
 		rec.CreatedBy, rec.CreatedAt.UTC().Format(createdAtLayout))
 	if err != nil {
-		return insertOutcome{}, edgeError(fmt.Sprintf("insert plant %d", p.ID()), err)
+		return writeOutcome{}, edgeError(fmt.Sprintf("insert plant %d", p.ID()), err)
 	}
 	if n, err := res.RowsAffected(); err != nil {
-		return insertOutcome{}, edgeError("insert", err)
+		return writeOutcome{}, edgeError("insert", err)
 	} else if n == 1 {
-		return insertOutcome{stored: p, inserted: true}, nil
+		return writeOutcome{stored: p, inserted: true}, nil
 	}
 
 	var row struct {
@@ -131,9 +162,9 @@ func insertOne(ctx context.Context, insert, load *sqlx.Stmt, rec application.Rec
 	if err := load.GetContext(ctx, &row, int64(p.ID())); errors.Is(err, sql.ErrNoRows) {
 		// Only the id can conflict, so this cannot happen; if it does, it
 		// concerns this create alone.
-		return insertOutcome{}, &rowError{msg: fmt.Sprintf("sqlite: plant %d neither inserted nor found", p.ID())}
+		return writeOutcome{}, &rowError{msg: fmt.Sprintf("sqlite: plant %d neither inserted nor found", p.ID())}
 	} else if err != nil {
-		return insertOutcome{}, edgeError(fmt.Sprintf("load plant %d", p.ID()), err)
+		return writeOutcome{}, edgeError(fmt.Sprintf("load plant %d", p.ID()), err)
 	}
 	var storedTag *string
 	if row.Tag.Valid {
@@ -141,9 +172,22 @@ func insertOne(ctx context.Context, insert, load *sqlx.Stmt, rec application.Rec
 	}
 	stored, err := domain.RestorePlant(int64(p.ID()), row.Name, storedTag)
 	if err != nil {
-		return insertOutcome{}, &rowError{msg: fmt.Sprintf("sqlite: stored plant %d breaks the plant rules: %v", p.ID(), err)}
+		return writeOutcome{}, &rowError{msg: fmt.Sprintf("sqlite: stored plant %d breaks the plant rules: %v", p.ID(), err)}
 	}
-	return insertOutcome{stored: stored}, nil
+	return writeOutcome{stored: stored}, nil
+}
+
+// deleteOne removes the plant stored under id, if any.
+func deleteOne(ctx context.Context, remove *sqlx.Stmt, id domain.ID) (writeOutcome, error) {
+	res, err := remove.ExecContext(ctx, int64(id))
+	if err != nil {
+		return writeOutcome{}, edgeError(fmt.Sprintf("delete plant %d", id), err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return writeOutcome{}, edgeError("delete", err)
+	}
+	return writeOutcome{deleted: n == 1}, nil
 }
 
 // statements are prepared once on the write connection; each transaction
@@ -151,6 +195,7 @@ func insertOne(ctx context.Context, insert, load *sqlx.Stmt, rec application.Rec
 type statements struct {
 	insert *sqlx.Stmt
 	load   *sqlx.Stmt
+	remove *sqlx.Stmt
 }
 
 func prepare(ctx context.Context, db *sqlx.DB) (*statements, error) {
@@ -165,9 +210,15 @@ func prepare(ctx context.Context, db *sqlx.DB) (*statements, error) {
 		_ = insert.Close()
 		return nil, edgeError("prepare load", err)
 	}
-	return &statements{insert: insert, load: load}, nil
+	remove, err := db.PreparexContext(ctx, `DELETE FROM plants WHERE id = ?`)
+	if err != nil {
+		_ = insert.Close()
+		_ = load.Close()
+		return nil, edgeError("prepare delete", err)
+	}
+	return &statements{insert: insert, load: load, remove: remove}, nil
 }
 
 func (st *statements) close() error {
-	return errors.Join(st.insert.Close(), st.load.Close())
+	return errors.Join(st.insert.Close(), st.load.Close(), st.remove.Close())
 }

@@ -1,0 +1,38 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/domain"
+)
+
+// PlantDeleter is the delete-plant use case as this adapter uses it;
+// *application.DeletePlant implements it.
+type PlantDeleter interface {
+	Authorize(p application.Principal) error
+	Delete(ctx context.Context, p application.Principal, id domain.ID) error
+}
+
+// deletePlant serves DELETE /plants/{id}: 204 once the deletion is
+// committed, 404 when no plant has the id. Checks run in the contract's
+// order: authentication and scope, the id, then the store.
+func (a *API) deletePlant(w http.ResponseWriter, r *http.Request) {
+	principal, ok := a.admit(w, r, a.deps.Delete)
+	if !ok {
+		return
+	}
+	id, err := pathID(r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	err = a.deps.Delete.Delete(r.Context(), principal, id)
+	a.metrics.operation("delete", outcome("deleted", err))
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,60 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/plantstore/plantstore/application"
+)
+
+// operations are one request per route that reaches the store.
+var operations = []struct{ method, path, body string }{
+	{http.MethodPost, "/plants", `{"id":2,"name":"Basil"}`},
+	{http.MethodDelete, "/plants/1", ``},
+}
+
+// Every operation answers a failing store with the documented Error body:
+// 503 with Retry-After when the store is unavailable, 500 carrying only the
+// request id for any other fault or a panic.
+func TestEveryOperationAnswersStoreFaults(t *testing.T) {
+	faults := []struct {
+		name   string
+		fault  func() error
+		status int
+		code   string
+	}{
+		{"unavailable", func() error { return fmt.Errorf("pool: %w", application.ErrUnavailable) }, 503, "50301"},
+		{"deadline", func() error { return context.DeadlineExceeded }, 503, "50301"},
+		{"fault", func() error { return errors.New(`pq: relation "plants" does not exist`) }, 500, "50001"},
+		{"panic", func() error { panic("store exploded") }, 500, "50001"},
+	}
+	for _, op := range operations {
+		for _, f := range faults {
+			t.Run(op.method+" "+op.path+" "+f.name, func(t *testing.T) {
+				store := seededStore(t)
+				store.Inject(f.fault)
+				req := httptest.NewRequest(op.method, op.path, strings.NewReader(op.body))
+				req.Header.Set("Authorization", "Bearer any")
+				req.Header.Set("Content-Type", "application/json")
+				w := httptest.NewRecorder()
+				newTestAPI(t, store, DefaultMaxBodyBytes).ServeHTTP(w, req)
+				body := w.Body.String()
+				if w.Code != f.status || !strings.HasPrefix(body, `{"error":`+f.code+`,`) {
+					t.Fatalf("got %d %s, want %d with %s", w.Code, body, f.status, f.code)
+				}
+				if f.status == 503 && w.Header().Get("Retry-After") == "" {
+					t.Fatal("503 without Retry-After")
+				}
+				if f.status == 500 && (!strings.Contains(body, w.Header().Get("X-Request-ID")) ||
+					strings.Contains(body, "pq") || strings.Contains(body, "exploded")) {
+					t.Fatalf("a 500 carries the request id and nothing else: %s", body)
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,180 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/lib/pq"
+
+	"github.com/plantstore/plantstore/domain"
+)
+
+// applyOnce runs the batch statement for ws[pending] and records the answer
+// of every write in res. It returns the creates whose row was neither
+// inserted nor visible and that the re-read did not find either. On error
+// res is left untouched: the statement is atomic, and nothing of it is known.
+func (s *Store) applyOnce(ctx context.Context, ws []write, pending []int, res []result) ([]int, error) {
+	stmt, _, err := s.stmts.get(ctx, s.db)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		ids, deletes                 []int64
+		names, tags, creators, times []string
+		tagged                       []bool
+	)
+	// answers[k] is the answer for ws[pending[k]]: until the statement says
+	// otherwise, a create inserted its plant and a delete found nothing.
+	answers := make([]result, len(pending))
+	for k, p := range pending {
+		w := ws[p]
+		if !w.create {
+			deletes = append(deletes, int64(w.id))
+			continue
+		}
+		rec := w.rec
+		ids = append(ids, int64(rec.Plant.ID()))
+		names = append(names, rec.Plant.Name().String())
+		tags, tagged = append(tags, rec.Plant.Tag().String()), append(tagged, rec.Plant.Tag().IsSet())
+		creators = append(creators, rec.CreatedBy)
+		times = append(times, rec.CreatedAt.UTC().Format(time.RFC3339Nano))
+		answers[k] = result{Value: outcome{plant: rec.Plant, inserted: true}}
+	}
+
+	rows, err := stmt.QueryxContext(ctx, bigintArray(ids), textArray(names, nil), textArray(tags, tagged),
+		textArray(creators, nil), textArray(times, nil), bigintArray(deletes))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var (
+		index   map[int64]int // id to k, built for the first row returned
+		missing []int         // positions k of creates neither inserted nor seen
+	)
+	for rows.Next() {
+		var (
+			id        int64
+			name, tag sql.NullString
+			deleted   bool
+		)
+		if err := rows.Scan(&id, &name, &tag, &deleted); err != nil {
+			return nil, err
+		}
+		if index == nil {
+			index = make(map[int64]int, len(pending))
+			for k, p := range pending {
+				index[int64(ws[p].plantID())] = k
+			}
+		}
+		k, ok := index[id]
+		if !ok {
+			return nil, fmt.Errorf("batch answered for id %d, which it was not given", id)
+		}
+		switch {
+		case deleted:
+			answers[k] = result{Value: outcome{deleted: true}}
+		case name.Valid:
+			answers[k] = s.restore(id, name, tag)
+		default:
+			answers[k] = result{}
+			missing = append(missing, k)
+		}
+	}
+	// Next returns false only after the server's ReadyForQuery, which
+	// follows the commit: an error here means the commit is not known.
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+
+	// A row committed by a concurrent transaction after this statement's
+	// snapshot was taken stopped our insert but is not visible to it.
+	if len(missing) > 0 {
+		if missing, err = s.reread(ctx, ws, pending, missing, answers); err != nil {
+			return nil, err
+		}
+	}
+	var unanswered []int
+	for _, k := range missing {
+		unanswered = append(unanswered, pending[k])
+	}
+	for k, p := range pending {
+		if !slices.Contains(missing, k) {
+			res[p] = answers[k]
+		}
+	}
+	return unanswered, nil
+}
+
+// reread reads back the plants of the creates ws[pending[missing]] with a
+// fresh snapshot, sets the answers of those it finds, and returns the
+// positions still not found.
+func (s *Store) reread(ctx context.Context, ws []write, pending, missing []int, answers []result) ([]int, error) {
+	_, reread, err := s.stmts.get(ctx, s.db)
+	if err != nil {
+		return nil, err
+	}
+	want := make([]int64, len(missing))
+	index := make(map[int64]int, len(missing))
+	for i, k := range missing {
+		id := int64(ws[pending[k]].plantID())
+		want[i] = id
+		index[id] = k
+	}
+	rows, err := reread.QueryxContext(ctx, pq.Array(want))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	found := make(map[int]bool, len(missing))
+	for rows.Next() {
+		var (
+			id        int64
+			name, tag sql.NullString
+		)
+		if err := rows.Scan(&id, &name, &tag); err != nil {
+			return nil, err
+		}
+		if k, ok := index[id]; ok {
+			answers[k] = s.restore(id, name, tag)
+			found[k] = true
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var still []int
+	for _, k := range missing {
+		if !found[k] {
+			still = append(still, k)
+		}
+	}
+	return still, nil
+}
+
+// restore rebuilds a stored plant, refusing a row that breaks the rules
+// (one written around the service) instead of serving it.
+func (s *Store) restore(id int64, name, tag sql.NullString) result {
+	plant, err := s.restorePlant(id, name, tag)
+	if err != nil {
+		return result{Err: err}
+	}
+	return result{Value: outcome{plant: plant}}
+}
+
+// restorePlant rebuilds a stored plant, or returns a fault for a row that
+// breaks the plant rules.
+func (s *Store) restorePlant(id int64, name, tag sql.NullString) (domain.Plant, error) {
+	var tagp *string
+	if tag.Valid {
+		tagp = &tag.String
+	}
+	plant, err := domain.RestorePlant(id, name.String, tagp)
+	if err != nil {
+		s.log.Error("store fault: stored plant breaks the rules", "id", id, "err", err)
+		return domain.Plant{}, fmt.Errorf("store: stored plant %d breaks the plant rules", id)
+	}
+	return plant, nil
+}

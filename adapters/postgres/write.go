@@ -1,0 +1,68 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/plantstore/plantstore/adapters/internal/groupcommit"
+	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/domain"
+)
+
+// write is one operation of a batch: the create of rec, or the delete of id.
+type write struct {
+	create bool
+	rec    application.Record // a create's record
+	id     domain.ID          // a delete's id
+}
+
+func (w write) plantID() domain.ID {
+	if w.create {
+		return w.rec.Plant.ID()
+	}
+	return w.id
+}
+
+// outcome is what one write did.
+type outcome struct {
+	plant    domain.Plant // a create: the plant stored under its id
+	inserted bool         // a create: this write stored it
+	deleted  bool         // a delete: a plant was removed
+}
+
+// result is the answer for one write of a batch.
+type result = groupcommit.Result[outcome]
+
+// InsertIfAbsent stores rec unless a plant with its id exists, and returns
+// the plant stored under that id and whether this call stored it. It returns
+// only after the batch holding rec has committed.
+func (s *Store) InsertIfAbsent(ctx context.Context, rec application.Record) (domain.Plant, bool, error) {
+	res, err := s.submit(ctx, write{create: true, rec: rec})
+	return res.plant, res.inserted, err
+}
+
+// DeletePlant removes the plant stored under id and reports whether there was
+// one. It returns only after the batch holding the delete has committed.
+func (s *Store) DeletePlant(ctx context.Context, id domain.ID) (bool, error) {
+	res, err := s.submit(ctx, write{id: id})
+	return res.deleted, err
+}
+
+// submit hands w to the batcher and waits for its batch to commit.
+func (s *Store) submit(ctx context.Context, w write) (outcome, error) {
+	res, err := s.batcher.Submit(ctx, w)
+	switch {
+	case err == nil:
+		return res, nil
+	case errors.Is(err, groupcommit.ErrClosed):
+		return outcome{}, fmt.Errorf("store: %w (closed)", application.ErrUnavailable)
+	case errors.Is(err, context.Canceled):
+		// The caller gave up before its write was taken into a batch:
+		// nothing was written.
+		return outcome{}, fmt.Errorf("store: %w", context.Canceled)
+	case errors.Is(err, context.DeadlineExceeded):
+		return outcome{}, fmt.Errorf("store: %w: %w", application.ErrUnavailable, context.DeadlineExceeded)
+	}
+	return outcome{}, err // already mapped by flush
+}
