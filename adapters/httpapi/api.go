@@ -33,6 +33,7 @@ type Deps struct {
 	fx.In
 
 	Create PlantCreator
+	List   PlantLister
 	Delete PlantDeleter
 
 	Verifier application.TokenVerifier
@@ -89,6 +90,7 @@ func (a *API) routes() *chi.Mux {
 		a.writeError(w, r, errMethodNotAllowed)
 	})
 	route(r.Post, "/plants", a.deps.Create, a.createPlant)
+	route(r.Get, "/plants", a.deps.List, a.listPlants)
 	route(r.Delete, "/plants/{id}", a.deps.Delete, a.deletePlant)
 	r.Get("/openapi.yaml", a.serveOpenAPI)
 	return r

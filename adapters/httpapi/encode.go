@@ -19,6 +19,32 @@ func appendPlant(buf []byte, p domain.Plant) []byte {
 	return append(buf, '}')
 }
 
+// appendPlantItem appends a plant in NewPlant's shape, as reads and lists
+// answer it: id, name, and tag only when it is set.
+func appendPlantItem(buf []byte, p domain.Plant) []byte {
+	buf = append(buf, `{"id":`...)
+	buf = strconv.AppendInt(buf, int64(p.ID()), 10)
+	buf = append(buf, `,"name":`...)
+	buf = appendJSONString(buf, p.Name().String())
+	if t := p.Tag(); t.IsSet() {
+		buf = append(buf, `,"tag":`...)
+		buf = appendJSONString(buf, t.String())
+	}
+	return append(buf, '}')
+}
+
+// appendPlantList appends plants as a JSON array of items; none is [].
+func appendPlantList(buf []byte, plants []domain.Plant) []byte {
+	buf = append(buf, '[')
+	for i, p := range plants {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendPlantItem(buf, p)
+	}
+	return append(buf, ']')
+}
+
 const hexDigits = "0123456789abcdef"
 
 // appendJSONString appends s as a JSON string. Text is kept as is, only the

@@ -5,7 +5,9 @@
 package memory
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/plantstore/plantstore/application"
@@ -88,4 +90,26 @@ func (s *Store) DeletePlant(ctx context.Context, id domain.ID) (bool, error) {
 	_, ok := s.plants[id]
 	delete(s.plants, id)
 	return ok, nil
+}
+
+// ListPlants returns at most q.Limit plants that match q, in ascending id
+// order.
+func (s *Store) ListPlants(ctx context.Context, q application.ListQuery) ([]domain.Plant, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	from, ok := q.From()
+	if !ok {
+		return nil, nil
+	}
+	var plants []domain.Plant
+	for id, rec := range s.plants {
+		if id >= from && (!q.Tag.IsSet() || rec.Plant.Tag() == q.Tag) {
+			plants = append(plants, rec.Plant)
+		}
+	}
+	slices.SortFunc(plants, func(a, b domain.Plant) int { return cmp.Compare(a.ID(), b.ID()) })
+	return plants[:min(len(plants), q.Limit)], nil
 }

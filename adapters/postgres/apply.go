@@ -17,7 +17,7 @@ import (
 // inserted nor visible and that the re-read did not find either. On error
 // res is left untouched: the statement is atomic, and nothing of it is known.
 func (s *Store) applyOnce(ctx context.Context, ws []write, pending []int, res []result) ([]int, error) {
-	stmt, _, err := s.stmts.get(ctx, s.db)
+	stmt, err := s.stmts.get(ctx, s.db, writeBatch)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (s *Store) applyOnce(ctx context.Context, ws []write, pending []int, res []
 // fresh snapshot, sets the answers of those it finds, and returns the
 // positions still not found.
 func (s *Store) reread(ctx context.Context, ws []write, pending, missing []int, answers []result) ([]int, error) {
-	_, reread, err := s.stmts.get(ctx, s.db)
+	reread, err := s.stmts.get(ctx, s.db, rereadPlants)
 	if err != nil {
 		return nil, err
 	}

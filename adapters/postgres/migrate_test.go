@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"io/fs"
 	"strings"
 	"sync"
 	"testing"
@@ -34,8 +35,12 @@ func TestMigrateConcurrentlyAndAgain(t *testing.T) {
 	if err := a.db.Get(&applied, "SELECT count(*) FROM goose_db_version WHERE version_id > 0 AND is_applied"); err != nil {
 		t.Fatal(err)
 	}
-	if applied != 1 {
-		t.Fatalf("%d migrations recorded; want 1, applied once", applied)
+	files, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if applied != len(files) {
+		t.Fatalf("%d migrations recorded; want %d, each applied once", applied, len(files))
 	}
 	if _, _, err := a.InsertIfAbsent(ctx, record(t, 1, "Palm", "")); err != nil {
 		t.Fatalf("create after Migrate: %v", err)
@@ -112,5 +117,39 @@ func TestMigrateRefusesANonUTF8Database(t *testing.T) {
 	err := s.Migrate(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "UTF8") {
 		t.Fatalf("Migrate on SQL_ASCII = %v; want a refusal naming UTF8", err)
+	}
+}
+
+// The queries of a page are range scans of an index in id order, with no
+// sort: the primary key without a tag, plants_tag_id with one.
+func TestListQueriesUseTheirIndex(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := context.Background()
+	conn, err := s.db.Connx(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// On a table this small a sequential scan would win; the question is
+	// whether an index can serve the query at all.
+	if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
+		t.Fatal(err)
+	}
+	for query, args := range map[string][]any{
+		listPlants:       {0, 10},
+		listTaggedPlants: {"fern", 0, 10},
+	} {
+		var plan []string
+		if err := conn.SelectContext(ctx, &plan, "EXPLAIN (COSTS OFF) "+query, args...); err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(plan, "\n")
+		want := "Index Scan using plants_pkey"
+		if query == listTaggedPlants {
+			want = "Index Scan using plants_tag_id"
+		}
+		if !strings.Contains(text, want) || strings.Contains(text, "Sort") {
+			t.Errorf("%s:\n%s\nwant %s and no sort", query, text, want)
+		}
 	}
 }

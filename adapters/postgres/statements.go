@@ -43,41 +43,46 @@ SELECT id, NULL, NULL, true FROM deleted`
 // rereadPlants reads stored plants back with a fresh snapshot.
 const rereadPlants = `SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[])`
 
-// statements holds the prepared statements. They are prepared on the pool,
-// not on one connection: database/sql prepares them again on whichever
-// connection runs them, so a connection that dies takes nothing with it.
-// Preparing waits for first use because the table exists only after Migrate.
+// statements holds the prepared statements, by their text. They are
+// prepared on the pool, not on one connection: database/sql prepares them
+// again on whichever connection runs them, so a connection that dies takes
+// nothing with it. Preparing waits for first use because the table exists
+// only after Migrate.
 type statements struct {
-	mu     sync.Mutex
-	write  *sqlx.Stmt
-	reread *sqlx.Stmt
+	mu       sync.RWMutex
+	prepared map[string]*sqlx.Stmt
 }
 
-// get returns the prepared statements, preparing them on first use (and
-// again after a failed attempt).
-func (st *statements) get(ctx context.Context, db *sqlx.DB) (write, reread *sqlx.Stmt, err error) {
+// get returns the prepared statement of query, preparing it on first use
+// (and again after a failed attempt).
+func (st *statements) get(ctx context.Context, db *sqlx.DB, query string) (*sqlx.Stmt, error) {
+	st.mu.RLock()
+	stmt := st.prepared[query]
+	st.mu.RUnlock()
+	if stmt != nil {
+		return stmt, nil
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.write == nil {
-		if st.write, err = db.PreparexContext(ctx, writeBatch); err != nil {
-			return nil, nil, err
-		}
+	if stmt := st.prepared[query]; stmt != nil {
+		return stmt, nil
 	}
-	if st.reread == nil {
-		if st.reread, err = db.PreparexContext(ctx, rereadPlants); err != nil {
-			return nil, nil, err
-		}
+	stmt, err := db.PreparexContext(ctx, query)
+	if err != nil {
+		return nil, err
 	}
-	return st.write, st.reread, nil
+	if st.prepared == nil {
+		st.prepared = make(map[string]*sqlx.Stmt)
+	}
+	st.prepared[query] = stmt
+	return stmt, nil
 }
 
 func (st *statements) close() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	for _, stmt := range []*sqlx.Stmt{st.write, st.reread} {
-		if stmt != nil {
-			_ = stmt.Close()
-		}
+	for _, stmt := range st.prepared {
+		_ = stmt.Close()
 	}
-	st.write, st.reread = nil, nil
+	st.prepared = nil
 }

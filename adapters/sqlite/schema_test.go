@@ -36,3 +36,35 @@ func TestSchemaRefusesBadRows(t *testing.T) {
 		t.Errorf("200-character name of 800 bytes: %v", err)
 	}
 }
+
+// The queries of a page are range scans: the rowid without a tag, the
+// partial tag index with one, and neither needs a sort.
+func TestListQueriesUseTheirIndex(t *testing.T) {
+	s := newStore(t)
+	for query, want := range map[string]string{
+		`SELECT id, name, tag FROM plants WHERE id >= ? ORDER BY id LIMIT ?`:             "SEARCH plants USING INTEGER PRIMARY KEY (rowid>?)",
+		`SELECT id, name, tag FROM plants WHERE tag = ? AND id >= ? ORDER BY id LIMIT ?`: "SEARCH plants USING INDEX plants_tag_id (tag=? AND id>?)",
+	} {
+		var plan []string
+		args := []any{0, 10}
+		if query == listTaggedPlants {
+			args = []any{"x", 0, 10}
+		}
+		rows, err := s.read.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+query, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		if len(plan) != 1 || plan[0] != want {
+			t.Errorf("%s: plan %q, want only %q", query, plan, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -89,9 +90,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	return s, nil
 }
 
-// readConns bounds the read pool. Reads are rare today (readiness); a few
-// connections keep a slow one from blocking the others.
-const readConns = 2
+// readConns bounds the read pool: reads run in parallel beside the writer,
+// one per core, and never fewer than two so that a slow one does not block
+// the others.
+var readConns = max(2, runtime.GOMAXPROCS(0))
 
 // Ping reports whether the store answers and its schema is in place, for
 // readiness. It reads through the read pool, so it is not held up by a

@@ -166,13 +166,9 @@ func insertOne(ctx context.Context, insert, load *sqlx.Stmt, rec application.Rec
 	} else if err != nil {
 		return writeOutcome{}, edgeError(fmt.Sprintf("load plant %d", p.ID()), err)
 	}
-	var storedTag *string
-	if row.Tag.Valid {
-		storedTag = &row.Tag.String
-	}
-	stored, err := domain.RestorePlant(int64(p.ID()), row.Name, storedTag)
+	stored, err := restore(int64(p.ID()), row.Name, row.Tag)
 	if err != nil {
-		return writeOutcome{}, &rowError{msg: fmt.Sprintf("sqlite: stored plant %d breaks the plant rules: %v", p.ID(), err)}
+		return writeOutcome{}, err
 	}
 	return writeOutcome{stored: stored}, nil
 }

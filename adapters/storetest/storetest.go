@@ -18,6 +18,7 @@ import (
 type Store interface {
 	application.PlantInserter
 	application.PlantDeleter
+	application.PlantLister
 }
 
 // Harness tells the suite how to get stores from one adapter.
@@ -53,6 +54,11 @@ func Run(t *testing.T, h Harness) {
 		{"FreesADeletedID", freesADeletedID},
 		{"KeepsEveryCountUnderRacingCreatesAndDeletes", keepsEveryCountUnderRacingCreatesAndDeletes},
 		{"KeepsAcknowledgedDeletes", keepsAcknowledgedDeletes},
+		{"ListsInIDOrder", listsInIDOrder},
+		{"ListsAfterAnID", listsAfterAnID},
+		{"ListsByExactTag", listsByExactTag},
+		{"ListsNothingFromAnEmptyStore", listsNothingFromAnEmptyStore},
+		{"WalksEveryStablePlantOnceWhileOthersChange", walksEveryStablePlantOnceWhileOthersChange},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.run(t, h) })

@@ -111,7 +111,7 @@ func TestErrorTable(t *testing.T) {
 			{"unknown route", "GET", "/nope", nil, ``, 404, "40401", ""},
 			{"unknown route, POST", "POST", "/plants/1/leaves", auth(good), `{}`, 404, "40401", ""},
 			{"wrong method on a plant", "POST", "/plants/1", auth(good), `{}`, 405, "40501", ""},
-			{"wrong method", "GET", "/plants", auth(good), ``, 405, "40501", ""},
+			{"wrong method", "PUT", "/plants", auth(good), ``, 405, "40501", ""},
 			{"too large", "POST", "/plants", auth(good), `{"id":1,"name":"` + strings.Repeat("a", 2000) + `"}`, 413, "41301", ""},
 			{"text/plain", "POST", "/plants", map[string]string{"Authorization": "Bearer " + good, "Content-Type": "text/plain"}, `{"id":1,"name":"a"}`, 415, "41501", ""},
 			{"no content type", "POST", "/plants", map[string]string{"Authorization": "Bearer " + good}, `{"id":1,"name":"a"}`, 415, "41501", ""},
@@ -129,7 +129,7 @@ func TestErrorTable(t *testing.T) {
 		// Nothing of the refused requests was stored.
 		s.create(t, `{"id":1,"name":"stored once"}`).expect(t, 200, `{"name":"stored once"}`)
 
-		for path, want := range map[string]string{"/plants": "POST", "/plants/1": "DELETE"} {
+		for path, want := range map[string]string{"/plants": "GET, POST", "/plants/1": "DELETE"} {
 			r := s.do(t, "PUT", path, nil, nil)
 			if allow := r.header.Get("Allow"); allow != want {
 				t.Fatalf("PUT %s: Allow %q, want %q", path, allow, want)
