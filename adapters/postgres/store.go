@@ -29,11 +29,6 @@ type Store struct {
 	closeErr  error
 }
 
-var (
-	_ application.PlantInserter = (*Store)(nil)
-	_ application.PlantDeleter  = (*Store)(nil)
-)
-
 // Open connects to the database at cfg.URL. It retries an unreachable
 // database for cfg.ConnectTimeout (or until ctx ends) and then fails with one
 // line that names the host and the reason, never the password. It does not
