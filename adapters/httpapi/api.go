@@ -33,6 +33,7 @@ type Deps struct {
 	fx.In
 
 	Create PlantCreator
+	Get    PlantGetter
 	List   PlantLister
 	Delete PlantDeleter
 
@@ -91,6 +92,7 @@ func (a *API) routes() *chi.Mux {
 	})
 	route(r.Post, "/plants", a.deps.Create, a.createPlant)
 	route(r.Get, "/plants", a.deps.List, a.listPlants)
+	route(r.Get, "/plants/{id}", a.deps.Get, a.getPlant)
 	route(r.Delete, "/plants/{id}", a.deps.Delete, a.deletePlant)
 	r.Get("/openapi.yaml", a.serveOpenAPI)
 	return r

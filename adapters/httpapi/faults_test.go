@@ -15,6 +15,7 @@ import (
 // operations are one request per route that reaches the store.
 var operations = []struct{ method, path, body string }{
 	{http.MethodPost, "/plants", `{"id":2,"name":"Basil"}`},
+	{http.MethodGet, "/plants/1", ``},
 	{http.MethodGet, "/plants?limit=5", ``},
 	{http.MethodDelete, "/plants/1", ``},
 }

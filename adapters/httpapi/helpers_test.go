@@ -37,6 +37,7 @@ func newTestAPI(t testing.TB, store *memory.Store, maxBody int64) *API {
 	t.Helper()
 	api, err := New(Config{MaxBodyBytes: maxBody}, Deps{
 		Create:   application.NewCreatePlant(store, everyScope),
+		Get:      application.NewGetPlant(store, everyScope),
 		List:     application.NewListPlants(store, everyScope),
 		Delete:   application.NewDeletePlant(store, everyScope),
 		Verifier: staticVerifier{application.Principal{Subject: "test", Scopes: []string{everyScope.Read, everyScope.Write}}},

@@ -113,3 +113,14 @@ func (s *Store) ListPlants(ctx context.Context, q application.ListQuery) ([]doma
 	slices.SortFunc(plants, func(a, b domain.Plant) int { return cmp.Compare(a.ID(), b.ID()) })
 	return plants[:min(len(plants), q.Limit)], nil
 }
+
+// FindPlant returns the plant stored under id and true, or false when none is.
+func (s *Store) FindPlant(ctx context.Context, id domain.ID) (domain.Plant, bool, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.begin(ctx); err != nil {
+		return domain.Plant{}, false, err
+	}
+	rec, ok := s.plants[id]
+	return rec.Plant, ok, nil
+}

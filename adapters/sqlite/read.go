@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/plantstore/plantstore/application"
@@ -57,6 +58,24 @@ func (s *Store) ListPlants(ctx context.Context, q application.ListQuery) ([]doma
 		return nil, edgeError("list", err)
 	}
 	return plants, nil
+}
+
+// FindPlant returns the plant stored under id and true, or false when none
+// is. It reads through the read pool, beside the writer.
+func (s *Store) FindPlant(ctx context.Context, id domain.ID) (domain.Plant, bool, error) {
+	var (
+		name string
+		tag  sql.NullString
+	)
+	err := s.read.QueryRowContext(ctx, `SELECT name, tag FROM plants WHERE id = ?`, int64(id)).Scan(&name, &tag)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return domain.Plant{}, false, nil
+	case err != nil:
+		return domain.Plant{}, false, edgeError("find", err)
+	}
+	p, err := restore(int64(id), name, tag)
+	return p, err == nil, err
 }
 
 // restore rebuilds a stored plant, refusing a row that breaks the plant

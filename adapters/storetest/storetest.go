@@ -19,6 +19,7 @@ type Store interface {
 	application.PlantInserter
 	application.PlantDeleter
 	application.PlantLister
+	application.PlantFinder
 }
 
 // Harness tells the suite how to get stores from one adapter.
@@ -59,6 +60,8 @@ func Run(t *testing.T, h Harness) {
 		{"ListsByExactTag", listsByExactTag},
 		{"ListsNothingFromAnEmptyStore", listsNothingFromAnEmptyStore},
 		{"WalksEveryStablePlantOnceWhileOthersChange", walksEveryStablePlantOnceWhileOthersChange},
+		{"FindsStoredPlantsByID", findsStoredPlantsByID},
+		{"FindsEveryAcknowledgedCreateAtOnce", findsEveryAcknowledgedCreateAtOnce},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.run(t, h) })

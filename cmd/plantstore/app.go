@@ -85,6 +85,7 @@ var useCaseModule = fx.Module("application",
 			return application.Scopes{Read: cfg.ReadScope, Write: cfg.WriteScope}
 		},
 		fx.Annotate(application.NewCreatePlant, fx.As(new(httpapi.PlantCreator))),
+		fx.Annotate(application.NewGetPlant, fx.As(new(httpapi.PlantGetter))),
 		fx.Annotate(application.NewListPlants, fx.As(new(httpapi.PlantLister))),
 		fx.Annotate(application.NewDeletePlant, fx.As(new(httpapi.PlantDeleter))),
 	),

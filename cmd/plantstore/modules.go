@@ -31,6 +31,7 @@ func storeModule(cfg *Config) fx.Option {
 // storePorts binds a store adapter to every port it serves.
 var storePorts = []fx.Annotation{
 	fx.As(new(application.PlantInserter)),
+	fx.As(new(application.PlantFinder)),
 	fx.As(new(application.PlantLister)),
 	fx.As(new(application.PlantDeleter)),
 	fx.As(new(admin.Pinger)),

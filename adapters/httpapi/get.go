@@ -1,0 +1,39 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/domain"
+)
+
+// PlantGetter is the get-plant use case as this adapter uses it;
+// *application.GetPlant implements it.
+type PlantGetter interface {
+	Authorize(p application.Principal) error
+	Get(ctx context.Context, p application.Principal, id domain.ID) (domain.Plant, error)
+}
+
+// getPlant serves GET /plants/{id}: the stored plant in NewPlant's shape, or
+// 404 when no plant has the id. Checks run in the contract's order:
+// authentication and scope, the id, then the store.
+func (a *API) getPlant(w http.ResponseWriter, r *http.Request) {
+	principal, ok := a.admit(w, r, a.deps.Get)
+	if !ok {
+		return
+	}
+	id, err := pathID(r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	plant, err := a.deps.Get.Get(r.Context(), principal, id)
+	a.metrics.operation("get", outcome("found", err))
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	var buf [512]byte
+	writeJSON(w, http.StatusOK, appendPlantItem(buf[:0], plant))
+}
