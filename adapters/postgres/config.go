@@ -14,7 +14,11 @@ const (
 	// commit to reach disk; more split the waiting creates into smaller
 	// batches, which cost the server more per row (docs/performance.md).
 	DefaultWriters = 2
-	// DefaultMaxOpenConns leaves room beside the writers for readiness
+	// DefaultReaders is how many gathered point reads run at once, each one
+	// query on its own connection for every id waiting (docs/performance.md).
+	DefaultReaders = 4
+	// DefaultMaxOpenConns leaves room beside the writers and the readers
+	// for lists, readiness
 	// pings, re-reads after a lost race and the row-by-row fallback; more
 	// would only keep idle server processes.
 	DefaultMaxOpenConns = 8
@@ -54,6 +58,8 @@ type Config struct {
 	ConnectTimeout time.Duration
 	// Batch tunes group commit. Writers defaults to DefaultWriters here.
 	Batch groupcommit.Config
+	// Readers is how many gathered point reads run at once (DefaultReaders).
+	Readers int
 	// Logger receives what the store keeps from its callers: driver error
 	// details behind ErrUnavailable and faults. Nil discards them.
 	Logger *slog.Logger
@@ -77,6 +83,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ConnectTimeout <= 0 {
 		c.ConnectTimeout = DefaultConnectTimeout
+	}
+	if c.Readers <= 0 {
+		c.Readers = DefaultReaders
 	}
 	if c.Batch.Writers <= 0 {
 		c.Batch.Writers = DefaultWriters

@@ -16,6 +16,8 @@ type metrics struct {
 	batchDuration prometheus.Histogram
 	batchSize     prometheus.Histogram
 	queued        prometheus.GaugeFunc
+	readDuration  prometheus.Histogram
+	readSize      prometheus.Histogram
 }
 
 func newMetrics(db *sql.DB, queued func() int) *metrics {
@@ -41,7 +43,24 @@ func newMetrics(db *sql.DB, queued func() int) *metrics {
 			Help:        "Writes (creates and deletes) waiting to join a batch; a growing queue means commits lag behind clients.",
 			ConstLabels: labels,
 		}, func() float64 { return float64(queued()) }),
+		readDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:        "plantstore_store_read_batch_duration_seconds",
+			Help:        "Time of one gathered point read: one query for every read waiting.",
+			ConstLabels: labels,
+			Buckets:     prometheus.ExponentialBuckets(0.0001, 2, 16),
+		}),
+		readSize: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:        "plantstore_store_read_batch_size",
+			Help:        "Point reads answered by one query.",
+			ConstLabels: labels,
+			Buckets:     prometheus.ExponentialBuckets(1, 2, 9),
+		}),
 	}
+}
+
+func (m *metrics) observeReads(size int, took time.Duration) {
+	m.readSize.Observe(float64(size))
+	m.readDuration.Observe(took.Seconds())
 }
 
 func (m *metrics) observeBatch(size int, took time.Duration) {
@@ -60,5 +79,7 @@ func (s *Store) RegisterMetrics(reg prometheus.Registerer) error {
 		reg.Register(s.metrics.batchDuration),
 		reg.Register(s.metrics.batchSize),
 		reg.Register(s.metrics.queued),
+		reg.Register(s.metrics.readDuration),
+		reg.Register(s.metrics.readSize),
 	)
 }

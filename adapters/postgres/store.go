@@ -13,6 +13,7 @@ import (
 
 	"github.com/plantstore/plantstore/adapters/internal/groupcommit"
 	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/domain"
 )
 
 // Store keeps plants in PostgreSQL. It is safe for concurrent use.
@@ -24,6 +25,7 @@ type Store struct {
 	stmts   statements
 	metrics *metrics
 	batcher *groupcommit.Batcher[write, outcome]
+	reads   *groupcommit.Batcher[domain.ID, found]
 
 	closeOnce sync.Once
 	closeErr  error
@@ -60,6 +62,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, err
 	}
 	s.batcher = groupcommit.New(cfg.Batch, s.flush)
+	s.reads = groupcommit.New(groupcommit.Config{MaxBatch: cfg.Batch.MaxBatch, Writers: cfg.Readers}, s.findBatch)
 	return s, nil
 }
 
@@ -83,6 +86,7 @@ func (s *Store) Ping(ctx context.Context) error {
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.batcher.Close()
+		s.reads.Close()
 		s.stmts.close()
 		s.closeErr = s.db.Close()
 	})
