@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -112,17 +113,26 @@ func setParam(q *application.ListQuery, key, value string) *domain.FieldError {
 	case "after":
 		id, err := domain.ParseID(value)
 		if err != nil {
-			return &domain.FieldError{Field: "after", Problem: err.(*domain.FieldError).Problem}
+			return &domain.FieldError{Field: "after", Problem: problemOf(err)}
 		}
 		q.After, q.HasAfter = id, true
 	case "tag":
 		tag, err := domain.ParseTag(value)
 		if err != nil {
-			return err.(*domain.FieldError)
+			return &domain.FieldError{Field: "tag", Problem: problemOf(err)}
 		}
 		q.Tag = tag
 	}
 	return nil
+}
+
+// problemOf is what a domain parser found wrong with a value.
+func problemOf(err error) string {
+	var fe *domain.FieldError
+	if errors.As(err, &fe) {
+		return fe.Problem
+	}
+	return err.Error()
 }
 
 // parseCount reads a positive decimal without sign or leading zeros, as
