@@ -16,7 +16,9 @@ import (
 	"github.com/plantstore/plantstore/docs"
 )
 
-const baseURL = "http://localhost:8080"
+// baseURL is empty: the document's server is relative, so requests are
+// routed by their path, wherever the service listens.
+const baseURL = ""
 
 // contract loads the embedded document the way the service's clients and the
 // HTTP tests do, and builds a router over it.
@@ -46,6 +48,19 @@ func TestDocumentIsValidOpenAPI(t *testing.T) {
 	}
 	if doc.Info.License == nil || doc.Info.License.Name != "MIT" {
 		t.Errorf("license = %+v, want MIT", doc.Info.License)
+	}
+}
+
+// The server is the service that serves the document, whatever its address,
+// so that a client that loaded the document from the service, such as a page
+// in a browser, sends its requests to that service.
+func TestServerIsTheServingService(t *testing.T) {
+	doc, router := contract(t)
+	if len(doc.Servers) != 1 || doc.Servers[0].URL != "/" || len(doc.Servers[0].Variables) != 0 {
+		t.Fatalf("servers = %+v, want the one relative URL /", doc.Servers)
+	}
+	if _, _, err := router.FindRoute(newRequest(t, http.MethodPost, "/plants", "", "")); err != nil {
+		t.Fatalf("POST /plants is not routed on the relative server: %v", err)
 	}
 }
 
