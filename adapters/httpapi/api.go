@@ -36,6 +36,7 @@ type API struct {
 	maxBodyBytes  int64
 	requiredScope string
 	openAPI       []byte
+	reference     *referencePage
 }
 
 // New builds the API around a create-plant use case and a token verifier.
@@ -51,6 +52,10 @@ func New(cfg Config, creator PlantCreator, verifier application.TokenVerifier, l
 	if err != nil {
 		return nil, err
 	}
+	page, err := loadReference()
+	if err != nil {
+		return nil, err
+	}
 	a := &API{
 		creator:       creator,
 		verifier:      verifier,
@@ -60,6 +65,7 @@ func New(cfg Config, creator PlantCreator, verifier application.TokenVerifier, l
 		maxBodyBytes:  cfg.MaxBodyBytes,
 		requiredScope: cfg.RequiredScope,
 		openAPI:       cfg.OpenAPI,
+		reference:     page,
 	}
 	a.router = a.routes()
 	return a, nil
@@ -80,6 +86,7 @@ func (a *API) routes() *chi.Mux {
 	})
 	r.Post("/plants", a.createPlant)
 	r.Get("/openapi.yaml", a.serveOpenAPI)
+	a.referenceRoutes(r)
 	return r
 }
 
