@@ -13,7 +13,7 @@ help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: run
-run: ## run the service on the embedded store in dev mode (prints a token and a curl line)
+run: ## run the service on the embedded store in dev mode (prints a token, the API reference address and a curl line)
 	$(GO) run ./cmd/plantstore serve --dev
 
 .PHONY: test
