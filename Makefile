@@ -13,13 +13,18 @@ help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: run
-run: ## run the service on the embedded store in dev mode (prints a token and a curl line)
+run: ## run the service on the embedded store in dev mode (prints a token, the API reference address and a curl line)
 	$(GO) run ./cmd/plantstore serve --dev
 
 .PHONY: test
-test: ## run every test (PostgreSQL suites skip without a server, except under CI=true)
+test: ## run every test (PostgreSQL suites and the browser test skip without a server or Chromium, except under CI=true)
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 $(PKGS)
+
+.PHONY: screenshot
+screenshot: ## retake docs/api-reference.png with the browser test (needs Chromium)
+	CI=true PLANTSTORE_SCREENSHOT=$(CURDIR)/docs/api-reference.png \
+		$(GO) test ./cmd/plantstore -run '^TestReferencePageInABrowser$$' -count=1
 
 .PHONY: build
 build: ## build a static binary into bin/

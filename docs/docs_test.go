@@ -16,7 +16,9 @@ import (
 	"github.com/plantstore/plantstore/docs"
 )
 
-const baseURL = "http://localhost:8080"
+// baseURL is empty: the document's server is relative, so requests are
+// routed by their path, wherever the service listens.
+const baseURL = ""
 
 // contract loads the embedded document the way the service's clients and the
 // HTTP tests do, and builds a router over it.
@@ -46,6 +48,19 @@ func TestDocumentIsValidOpenAPI(t *testing.T) {
 	}
 	if doc.Info.License == nil || doc.Info.License.Name != "MIT" {
 		t.Errorf("license = %+v, want MIT", doc.Info.License)
+	}
+}
+
+// The server is the service that serves the document, whatever its address,
+// so that a client that loaded the document from the service, such as a page
+// in a browser, sends its requests to that service.
+func TestServerIsTheServingService(t *testing.T) {
+	doc, router := contract(t)
+	if len(doc.Servers) != 1 || doc.Servers[0].URL != "/" || len(doc.Servers[0].Variables) != 0 {
+		t.Fatalf("servers = %+v, want the one relative URL /", doc.Servers)
+	}
+	if _, _, err := router.FindRoute(newRequest(t, http.MethodPost, "/plants", "", "")); err != nil {
+		t.Fatalf("POST /plants is not routed on the relative server: %v", err)
 	}
 }
 
@@ -187,6 +202,16 @@ func TestResponses(t *testing.T) {
 		{"undocumented status", plants, http.MethodPost, 418, jsonCT, nil, `{"error": 41801, "message": "teapot"}`, false},
 		{"document", "/openapi.yaml", http.MethodGet, 200, "application/yaml", nil, string(docs.OpenAPI), true},
 		{"document fault", "/openapi.yaml", http.MethodGet, 500, jsonCT, nil, `{"error": 50001, "message": "internal error (request id r1)"}`, true},
+		{"reference page", "/docs", http.MethodGet, 200, "text/html; charset=utf-8",
+			map[string]string{"Content-Security-Policy": "default-src 'self'"}, `<!DOCTYPE html>`, true},
+		{"reference page without its policy", "/docs", http.MethodGet, 200, "text/html; charset=utf-8", nil, `<!DOCTYPE html>`, false},
+		{"reference page as JSON", "/docs", http.MethodGet, 200, jsonCT,
+			map[string]string{"Content-Security-Policy": "default-src 'self'"}, `{}`, false},
+		{"reference script", "/docs/swagger-ui-bundle.js", http.MethodGet, 200, "text/javascript; charset=utf-8", nil, `"use strict";`, true},
+		{"reference style sheet", "/docs/swagger-ui.css", http.MethodGet, 200, "text/css; charset=utf-8", nil, `body{}`, true},
+		{"reference icon", "/docs/favicon-16x16.png", http.MethodGet, 200, "image/png", nil, "\x89PNG", true},
+		{"reference file as JSON", "/docs/swagger-ui.css", http.MethodGet, 200, jsonCT, nil, `{}`, false},
+		{"no such reference file", "/docs/nope.js", http.MethodGet, 404, jsonCT, nil, `{"error": 40401, "message": "no such route"}`, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

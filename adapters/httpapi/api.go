@@ -51,6 +51,7 @@ type API struct {
 	ids          *requestIDs
 	maxBodyBytes int64
 	openAPI      []byte
+	reference    *referencePage
 }
 
 // New builds the API from its settings and dependencies.
@@ -65,12 +66,17 @@ func New(cfg Config, deps Deps) (*API, error) {
 	if err != nil {
 		return nil, err
 	}
+	page, err := loadReference()
+	if err != nil {
+		return nil, err
+	}
 	a := &API{
 		deps:         deps,
 		metrics:      m,
 		ids:          newRequestIDs(),
 		maxBodyBytes: cfg.MaxBodyBytes,
 		openAPI:      cfg.OpenAPI,
+		reference:    page,
 	}
 	a.router = a.routes()
 	return a, nil
@@ -95,6 +101,7 @@ func (a *API) routes() *chi.Mux {
 	route(r.Get, "/plants/{id}", a.deps.Get, a.getPlant)
 	route(r.Delete, "/plants/{id}", a.deps.Delete, a.deletePlant)
 	r.Get("/openapi.yaml", a.serveOpenAPI)
+	a.referenceRoutes(r)
 	return r
 }
 

@@ -62,7 +62,8 @@ func writeDevSecret(path string) error {
 	return os.WriteFile(path, []byte(base64.RawURLEncoding.EncodeToString(b[:])+"\n"), 0o600)
 }
 
-// announce prints the token and a curl line that creates a plant.
+// announce prints the token, the address of the API reference page and a
+// curl line that creates a plant.
 func (d *devSetup) announce(w io.Writer, api net.Addr) {
 	base := "http://" + reachable(api)
 	fmt.Fprintf(w, `
@@ -70,10 +71,13 @@ Development mode: tokens are signed with %s (do not use in production).
 Token (valid %s):
   %s
 
+API reference (paste the token under Authorize, then try the operations):
+  %s/docs
+
 Create a plant:
   curl -sS -X POST %s/plants -H 'Authorization: Bearer %s' -H 'Content-Type: application/json' -d '{"id":1,"name":"Monstera deliciosa","tag":"tropical"}'
 
-`, devSecretPath, devTokenTTL, d.token, base, d.token)
+`, devSecretPath, devTokenTTL, d.token, base, base, d.token)
 }
 
 // reachable turns a listening address into one a local client can dial:

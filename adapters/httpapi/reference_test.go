@@ -1,0 +1,171 @@
+package httpapi
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// fetchReference sends one request through the API.
+func fetchReference(api *API, method, target string, header map[string]string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, target, nil)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	api.ServeHTTP(rec, req)
+	return rec
+}
+
+func TestReferencePageLinksOnlyItsOwnFiles(t *testing.T) {
+	api := newTestAPI(t, seededStore(t), DefaultMaxBodyBytes)
+	rec := fetchReference(api, http.MethodGet, "/docs", nil)
+	if rec.Code != 200 || rec.Header().Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Fatalf("GET /docs: %d %q", rec.Code, rec.Header().Get("Content-Type"))
+	}
+	for k, want := range map[string]string{
+		"Content-Security-Policy": referenceCSP,
+		"X-Content-Type-Options":  "nosniff",
+		"Cache-Control":           "no-cache",
+	} {
+		if got := rec.Header().Get(k); got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+	if rec.Header().Get("X-Request-ID") == "" {
+		t.Error("no X-Request-ID")
+	}
+	for _, bad := range []string{"//", "http:", "https:", "<script>", "<style", " style=", " on"} {
+		if strings.Contains(rec.Body.String(), bad) {
+			t.Errorf("the page holds %q: another origin or inline code", bad)
+		}
+	}
+	page := api.reference
+	linked := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?:src|href)="([^"]*)"`).FindAllStringSubmatch(rec.Body.String(), -1) {
+		if m[1] == "openapi.yaml" {
+			continue
+		}
+		name, ok := strings.CutPrefix(m[1], "docs/")
+		name, version, _ := strings.Cut(name, "?v=")
+		if !ok || version != page.version {
+			t.Errorf("the page links %q, want docs/NAME?v=%s", m[1], page.version)
+		}
+		linked[name] = true
+	}
+	for _, asset := range page.assets {
+		if !linked[asset.name] {
+			t.Errorf("asset %s is served but the page does not use it", asset.name)
+		}
+		delete(linked, asset.name)
+	}
+	if len(linked) > 0 {
+		t.Errorf("the page links files that are not served: %v", linked)
+	}
+}
+
+func TestReferenceAssets(t *testing.T) {
+	api := newTestAPI(t, seededStore(t), DefaultMaxBodyBytes)
+	version := api.reference.version
+	for _, asset := range api.reference.assets {
+		t.Run(asset.name, func(t *testing.T) {
+			plain := asset.body
+			if asset.gzipped {
+				zr, err := gzip.NewReader(bytes.NewReader(asset.body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if plain, err = io.ReadAll(zr); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, tc := range []struct {
+				name, query, acceptEncoding, cache string
+				gzip                               bool
+			}{
+				{"current version, gzip", "?v=" + version, "gzip, deflate, br", immutable, asset.gzipped},
+				{"no version, gzip", "", "br;q=1, gzip;q=0.5", "no-cache", asset.gzipped},
+				{"other version, no gzip", "?v=0123", "", "no-cache", false},
+				{"gzip refused", "?v=" + version, "gzip;q=0, *", immutable, false},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					rec := fetchReference(api, http.MethodGet, "/docs/"+asset.name+tc.query, map[string]string{"Accept-Encoding": tc.acceptEncoding})
+					h := rec.Header()
+					if rec.Code != 200 || h.Get("Content-Type") != asset.contentType || h.Get("Cache-Control") != tc.cache ||
+						h.Get("Content-Security-Policy") != referenceCSP || h.Get("X-Request-ID") == "" {
+						t.Fatalf("%d %v", rec.Code, h)
+					}
+					body := rec.Body.Bytes()
+					if tc.gzip {
+						if h.Get("Content-Encoding") != "gzip" {
+							t.Fatalf("Content-Encoding %q, want gzip", h.Get("Content-Encoding"))
+						}
+						zr, err := gzip.NewReader(rec.Body)
+						if err != nil {
+							t.Fatal(err)
+						}
+						body, _ = io.ReadAll(zr)
+					} else if h.Get("Content-Encoding") != "" {
+						t.Fatalf("Content-Encoding %q, want none", h.Get("Content-Encoding"))
+					}
+					if !bytes.Equal(body, plain) {
+						t.Fatalf("body differs from the embedded file (%d bytes, want %d)", len(body), len(plain))
+					}
+					if asset.gzipped && h.Get("Vary") != "Accept-Encoding" {
+						t.Fatalf("Vary %q", h.Get("Vary"))
+					}
+				})
+			}
+		})
+	}
+}
+
+// Paths under /docs that are not the page's files are unknown routes, and
+// the page's routes answer other methods, HEAD included, as every GET route
+// does.
+func TestReferenceUnknownPathsAndMethods(t *testing.T) {
+	api := newTestAPI(t, seededStore(t), DefaultMaxBodyBytes)
+	for _, path := range []string{"/docs/", "/docs/nope.js", "/docs/swagger-ui.js", "/docs/oauth2-redirect.html",
+		"/docs/reference/index.html", "/docs/swagger-ui.css/x", "/docs/../docs/x", "/docs/swagger-ui.css.gz", "/docs.html"} {
+		rec := fetchReference(api, http.MethodGet, path, nil)
+		if rec.Code != 404 || rec.Body.String() != `{"error":40401,"message":"no such route"}` || rec.Header().Get("X-Request-ID") == "" {
+			t.Errorf("GET %s: %d %s", path, rec.Code, rec.Body)
+		}
+	}
+	for _, path := range []string{"/docs", "/docs/reference.js", "/openapi.yaml"} {
+		for _, method := range []string{http.MethodHead, http.MethodPost, http.MethodDelete} {
+			rec := fetchReference(api, method, path, nil)
+			if rec.Code != 405 || rec.Header().Get("Allow") != "GET" || !strings.HasPrefix(rec.Body.String(), `{"error":40501,`) {
+				t.Errorf("%s %s: %d Allow %q %s", method, path, rec.Code, rec.Header().Get("Allow"), rec.Body)
+			}
+		}
+	}
+}
+
+func TestAcceptsGzip(t *testing.T) {
+	for header, want := range map[string]bool{
+		"":                    false,
+		"gzip":                true,
+		"GZIP":                true,
+		"deflate, gzip;q=1.0": true,
+		"gzip; q=0.001":       true,
+		"gzip;q=0":            false,
+		"gzip;q=0.000":        false,
+		"gzip;q=x":            false,
+		"*":                   true,
+		"*;q=0":               false,
+		"gzip;q=0, *":         false,
+		"*;q=0, gzip":         true,
+		"br, identity":        false,
+		"x-gzip":              false,
+	} {
+		if got := acceptsGzip([]string{header}); got != want {
+			t.Errorf("acceptsGzip(%q) = %v, want %v", header, got, want)
+		}
+	}
+}
