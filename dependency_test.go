@@ -7,6 +7,7 @@ package plantstore_test
 import (
 	"go/build"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,6 +29,11 @@ func loadPackages(t *testing.T) []pkg {
 			return err
 		}
 		if name := d.Name(); dir != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+			return filepath.SkipDir
+		}
+		// A directory with a go.mod of its own (cmd/benche2e) is another
+		// module, not part of this one.
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && dir != "." {
 			return filepath.SkipDir
 		}
 		p, err := build.ImportDir(dir, 0)

@@ -29,6 +29,11 @@ func dsn(path string, readOnly bool) string {
 	return "file:" + escapePath(path) + "?" + q.Encode()
 }
 
+// DSN is the data source name the store writes through for the file at path,
+// pragmas included. It is exported for cmd/benche2e, whose plain SQLite loop
+// must pay for exactly the fsyncs the store pays for.
+func DSN(path string) string { return dsn(path, false) }
+
 // escapePath escapes the characters a file: URI gives a meaning to, so any
 // path names the file it says.
 func escapePath(path string) string {

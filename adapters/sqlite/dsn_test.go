@@ -26,3 +26,9 @@ func TestOpenRefusesAnInMemoryDatabase(t *testing.T) {
 		t.Error("Open(:memory:) succeeded; creates would not be durable")
 	}
 }
+
+func TestDSNIsTheWritersDSN(t *testing.T) {
+	if got, want := DSN("/tmp/p.db"), dsn("/tmp/p.db", false); got != want {
+		t.Errorf("DSN = %q, want the writer's %q", got, want)
+	}
+}

@@ -11,31 +11,25 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 )
 
-// bench holds what a run sets up once: the service binary, a token, the
-// PostgreSQL database and the embedded store's file.
+// bench is what a run sets up once: the service binaries, a token, the
+// stores with their preloaded plants, and the cells.
 type bench struct {
-	opts    options
-	dir     string   // scratch directory: binary, secret, files, logs
-	bin     string   // the binary that mints the token and migrates
-	bins    []string // the binaries measured
-	secret  string   // secret file the service verifies tokens with
-	token   string
-	pg      *pgDatabase
-	sqlite  string // embedded store's file
-	machine machine
-	// discarded counts the rounds measured again because other work
-	// disturbed them.
-	discarded int
-	cleanups  []func()
+	o         options
+	dir       string   // scratch directory: binary, secret, logs, SQLite file
+	bins      []string // the binaries measured
+	secret    string   // file the service verifies tokens with
+	token     string
+	stores    []*store
+	cells     []*cell
+	discarded int // rounds measured again because other work disturbed them
 }
 
-// newBench builds the service and prepares both stores. On error it undoes
-// what it did.
-func newBench(ctx context.Context, o options) (b *bench, err error) {
-	b = &bench{opts: o}
+// newBench builds the service unless -bin names it, mints a token, creates
+// both stores, migrates and preloads them. On error it undoes what it did.
+func newBench(ctx context.Context, o options) (_ *bench, err error) {
+	b := &bench{o: o, bins: o.bins}
 	defer func() {
 		if err != nil {
 			b.cleanup()
@@ -44,98 +38,92 @@ func newBench(ctx context.Context, o options) (b *bench, err error) {
 	if b.dir, err = os.MkdirTemp("", "plantstore-bench-"); err != nil {
 		return nil, err
 	}
-	if !o.keep {
-		b.cleanups = append(b.cleanups, func() { _ = os.RemoveAll(b.dir) })
-	}
-	if b.bins = o.bins; len(b.bins) == 0 {
-		progress("building the service")
-		built := filepath.Join(b.dir, "plantstore")
-		build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", built, "./cmd/plantstore")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("go build ./cmd/plantstore (run from the module root): %v\n%s", err, out)
-		}
-		b.bins = []string{built}
-	}
-	b.bin = b.bins[0]
-	if err := b.mintToken(ctx); err != nil {
-		return nil, err
-	}
-	b.machine = describeMachine(ctx, o.pgURL)
-
-	if o.measures("postgres") {
-		if _, err := exec.LookPath("pgbench"); err != nil {
-			return nil, errors.New("pgbench is not installed: install the PostgreSQL client (postgresql-client), or measure -stores sqlite only")
-		}
-		if b.pg, err = createDatabase(ctx, o.pgURL); err != nil {
+	if o.profileDir != "" {
+		if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
 			return nil, err
 		}
-		if !o.keep {
-			b.cleanups = append(b.cleanups, func() {
-				if err := b.pg.drop(); err != nil {
-					progress("could not drop database %s: %v", b.pg.name, err)
-				}
-			})
-		}
-		progress("created database %s", b.pg.name)
-		if err := b.migrate(ctx, b.pg.url); err != nil {
+	}
+	if len(b.bins) == 0 {
+		if err := b.build(ctx); err != nil {
 			return nil, err
 		}
-		if o.preload > 0 {
-			progress("loading %d rows into PostgreSQL", o.preload)
-			if err := b.pg.preload(ctx, o.preload); err != nil {
-				return nil, err
-			}
-		}
 	}
-	if o.measures("sqlite") {
-		b.sqlite = filepath.Join(b.dir, "plants.db")
-		if err := b.migrate(ctx, "sqlite:"+b.sqlite); err != nil {
-			return nil, err
-		}
-		if o.preload > 0 {
-			progress("loading %d rows into the embedded store", o.preload)
-			if err := preloadSQLite(ctx, b.sqlite, o.preload); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return b, nil
-}
-
-// mintToken writes a random HS256 secret and mints a token with it through
-// the service's own token command, as an operator would.
-func (b *bench) mintToken(ctx context.Context) error {
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	b.secret = filepath.Join(b.dir, "jwt.secret")
 	if err := os.WriteFile(b.secret, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
-		return err
+		return nil, err
 	}
-	out, err := exec.CommandContext(ctx, b.bin, "token", "--jwt-secret-file", b.secret,
-		"--subject", "bench", "--ttl", "24h").Output()
+	out, err := b.plantstore(ctx, nil, "token", "--jwt-secret-file", b.secret, "--subject", "bench",
+		"--scope", "plants:read plants:write", "--ttl", "24h")
 	if err != nil {
-		return fmt.Errorf("plantstore token: %w", commandError(err))
+		return nil, err
 	}
-	b.token = strings.TrimSpace(string(out))
+	b.token = strings.TrimSpace(out)
+	for _, kind := range o.stores {
+		var s *store
+		if kind == "postgres" {
+			if _, err := exec.LookPath("pgbench"); err != nil {
+				return nil, errors.New("pgbench is not installed: install the PostgreSQL client (postgresql-client), or measure -stores sqlite only")
+			}
+			s, err = openPostgres(ctx, o.pgURL)
+		} else {
+			s, err = openSQLite(b.dir)
+		}
+		if err != nil {
+			return nil, err
+		}
+		b.stores = append(b.stores, s)
+		if _, err := b.plantstore(ctx, []string{"PLANTSTORE_DATABASE_URL=" + s.url}, "migrate"); err != nil {
+			return nil, err
+		}
+		if o.preload > 0 {
+			progress("loading %d plants into %s", o.preload, kind)
+			if err := s.load(ctx, 1, o.preload+1); err != nil {
+				return nil, err
+			}
+		}
+	}
+	b.cells = b.newCells()
+	return b, nil
+}
+
+// build builds the service from the module this tool's go.mod replaces it
+// with: the repository it stands in.
+func (b *bench) build(ctx context.Context) error {
+	progress("building the service")
+	root, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "github.com/plantstore/plantstore").Output()
+	if err != nil {
+		return fmt.Errorf("find the service's module (run from cmd/benche2e, or give -bin): %w", commandError(err))
+	}
+	bin := filepath.Join(b.dir, "plantstore")
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", bin, "./cmd/plantstore")
+	cmd.Dir, cmd.Env = strings.TrimSpace(string(root)), append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build ./cmd/plantstore: %v\n%s", err, out)
+	}
+	b.bins = []string{bin}
 	return nil
 }
 
-// migrate applies the schema with `plantstore migrate`.
-func (b *bench) migrate(ctx context.Context, databaseURL string) error {
-	cmd := exec.CommandContext(ctx, b.bin, "migrate")
-	cmd.Env = append(os.Environ(), "PLANTSTORE_DATABASE_URL="+databaseURL, "PLANTSTORE_LOG_LEVEL=warn")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("plantstore migrate: %v\n%s", err, out)
+// plantstore runs a command of the first binary and returns its output.
+func (b *bench) plantstore(ctx context.Context, env []string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, b.bins[0], args...)
+	cmd.Env = slices.Concat(os.Environ(), []string{"PLANTSTORE_LOG_LEVEL=warn"}, env)
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("plantstore %s: %w", args[0], commandError(err))
 	}
-	return nil
+	return string(out), nil
 }
 
 func (b *bench) cleanup() {
-	for _, f := range slices.Backward(b.cleanups) {
-		f()
+	for _, s := range b.stores {
+		s.close()
 	}
-	b.cleanups = nil
+	if b.dir != "" {
+		_ = os.RemoveAll(b.dir)
+	}
 }
 
 // commandError adds a failed command's standard error to its error.
@@ -145,10 +133,4 @@ func commandError(err error) error {
 		return fmt.Errorf("%v: %s", err, strings.TrimSpace(string(ee.Stderr)))
 	}
 	return err
-}
-
-// progress reports what the run is doing on standard error, so that the
-// table alone goes to standard output.
-func progress(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }

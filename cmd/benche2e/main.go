@@ -1,15 +1,15 @@
 // Command benche2e measures the service under load side by side with the
 // physical reference of each store, on the same machine and in the same run:
-//
-//   - PostgreSQL: pgbench running the single-row INSERT ... ON CONFLICT DO
-//     NOTHING a create amounts to, against the service posting creates over
-//     HTTP with a real bearer token, both into the same table;
-//   - the embedded store: a plain Go loop committing one row per transaction
-//     with the store's durability settings, against the service on that file.
+// pgbench running the SQL an operation amounts to on PostgreSQL, and a plain
+// Go loop running it on the embedded SQLite store with the store's own
+// durability settings. Each operation (create, get, list, delete) is one
+// scenario; the service is loaded over HTTP by vegeta, at fixed concurrency
+// (-conns) or at a fixed rate (-rate, an open loop).
 //
 // Cells run interleaved (A B A B ...) for a number of rounds, each after a
-// checkpoint, and the table reports the median of the rounds. It is what
-// `make bench-e2e` runs; docs/performance.md explains the method.
+// checkpoint, and one Markdown table of the medians goes to standard output,
+// progress to standard error. It is what `make bench-e2e` runs;
+// docs/performance.md explains the method.
 package main
 
 import (
@@ -19,8 +19,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -28,24 +28,25 @@ import (
 
 // options are the command line of a run.
 type options struct {
-	duration       time.Duration
-	warmup         time.Duration
-	rounds         int
-	pgURL          string
-	stores         []string
-	pgbenchClients []int
-	serviceConns   []int
-	sqliteConns    []int
-	preload        int
-	env            []string
-	variants       []variant
-	bins           []string
-	keep           bool
-	waitIdle       float64
-	clientProcs    int
-	profileDir     string
-	waitIdleMax    time.Duration
-	maxNoise       float64
+	duration, warmup   time.Duration
+	rounds             int
+	pgURL              string
+	stores, ops        []string
+	conns, sqliteConns []int // nil: each scenario's own
+	pgbenchClients     []int
+	rates              []int
+	preload            int64
+	env                []string
+	variants           []variant
+	bins               []string
+	profileDir         string
+	waitIdle, maxNoise float64
+}
+
+// variant is one set of settings the service is measured with.
+type variant struct {
+	label string
+	env   []string
 }
 
 func main() {
@@ -63,103 +64,154 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if o.clientProcs > 0 {
-		runtime.GOMAXPROCS(o.clientProcs)
-	}
-	if o.waitIdle > 0 {
-		if err := waitForIdle(ctx, o.waitIdle, o.waitIdleMax); err != nil {
-			return err
-		}
+	if err := waitForIdle(ctx, o.waitIdle); err != nil {
+		return err
 	}
 	b, err := newBench(ctx, o)
 	if err != nil {
 		return err
 	}
 	defer b.cleanup()
-	rows, err := b.runRounds(ctx)
-	if err != nil {
+	if err := b.runRounds(ctx); err != nil {
 		return err
 	}
-	report(os.Stdout, b.machine, o, rows, b.discarded)
+	b.report(os.Stdout)
 	return nil
 }
 
 func parseOptions(args []string) (options, error) {
-	var o options
+	o := options{preload: -1, pgbenchClients: []int{16}, stores: []string{"postgres", "sqlite"}, ops: scenarioNames()}
 	fs := flag.NewFlagSet("benche2e", flag.ContinueOnError)
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "measured time of each cell")
-	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "load before each cell's measurement starts, not counted")
-	fs.IntVar(&o.rounds, "rounds", 3, "interleaved rounds; the table shows the median")
+	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "load before each cell's window opens, not counted")
+	fs.IntVar(&o.rounds, "rounds", 3, "interleaved rounds; the table shows their median")
 	fs.StringVar(&o.pgURL, "pg-url", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable",
 		"PostgreSQL server where a fresh database is created for the run and dropped after it")
-	stores := fs.String("stores", "postgres,sqlite", "stores to measure: postgres, sqlite or both")
-	pgbenchClients := fs.String("pgbench-clients", "16", "pgbench client counts; the first is the reference of the ratio")
-	serviceConns := fs.String("conns", "64", "HTTP connections of the service cells on PostgreSQL")
-	sqliteConns := fs.String("sqlite-conns", "64", "HTTP connections of the service cells on the embedded store")
-	fs.IntVar(&o.preload, "preload", 0, "rows loaded into each store before the first round (for example 10000000)")
+	words(fs, &o.stores, "stores", "stores to measure", []string{"postgres", "sqlite"})
+	words(fs, &o.ops, "ops", "operations to measure", scenarioNames())
+	counts(fs, &o.conns, "conns", "HTTP connections of the closed-loop service cells (default 64, 16 for list)")
+	counts(fs, &o.sqliteConns, "sqlite-conns", "the same on the embedded store (default as -conns)")
+	counts(fs, &o.pgbenchClients, "pgbench-clients", "pgbench clients; the first is the reference of the ratio (default 16)")
+	counts(fs, &o.rates, "rate", "requests per second of open-loop service cells, besides the closed-loop ones")
+	fs.Func("preload", "plants 1..N loaded before the first round (default 1000000 when get, list or delete is measured, else 0)", func(v string) (err error) {
+		if o.preload, err = strconv.ParseInt(v, 10, 64); err == nil && o.preload < 0 {
+			err = errors.New("want a count of plants")
+		}
+		return err
+	})
 	fs.Func("env", "NAME=VALUE for every service run (repeatable): a PLANTSTORE_ setting, GOGC, GOMEMLIMIT or GOMAXPROCS", func(v string) error {
-		if err := checkEnv(v); err != nil {
-			return err
-		}
 		o.env = append(o.env, v)
-		return nil
+		return checkEnv(v)
 	})
-	fs.Func("variant", "LABEL or LABEL:NAME=VALUE,NAME=VALUE: one more line per service cell, run with these settings (repeatable)", func(v string) error {
-		vr, err := parseVariant(v)
-		if err != nil {
-			return err
-		}
+	fs.Func("variant", "LABEL or LABEL:NAME=VALUE,...: one more line per service cell, with these settings (repeatable)", func(v string) error {
+		label, settings, _ := strings.Cut(v, ":")
+		vr := variant{label: label, env: strings.FieldsFunc(settings, func(r rune) bool { return r == ',' })}
 		o.variants = append(o.variants, vr)
+		if label == "" {
+			return errors.New("a variant needs a label, as gogc100:GOGC=100")
+		}
+		for _, kv := range vr.env {
+			if err := checkEnv(kv); err != nil {
+				return err
+			}
+		}
 		return nil
 	})
-	fs.Func("bin", "a plantstore binary to measure instead of building ./cmd/plantstore (repeatable: each gets its own service lines)", func(v string) error {
+	fs.Func("bin", "a plantstore binary to measure instead of building ../../cmd/plantstore (repeatable)", func(v string) error {
 		o.bins = append(o.bins, v)
 		return nil
 	})
-	fs.IntVar(&o.clientProcs, "client-procs", 0, "GOMAXPROCS of this program, which generates the HTTP load (0: Go's default, every core)")
-	fs.StringVar(&o.profileDir, "profile", "", "save a CPU profile of every service cell's measured window into this directory (turns PLANTSTORE_PROFILING on)")
-	fs.BoolVar(&o.keep, "keep", false, "keep the benchmark database and files instead of dropping them")
-	fs.Float64Var(&o.waitIdle, "wait-idle", 0, "before starting, wait until the 1-minute load average is below this (0: do not wait)")
-	fs.DurationVar(&o.waitIdleMax, "wait-idle-max", 40*time.Minute, "longest wait for -wait-idle")
-	fs.Float64Var(&o.maxNoise, "max-noise", 0.05, "measure a round again when other work, or the hypervisor, took more than this share of the machine during one of its cells (0: never); at most twice per round")
+	fs.StringVar(&o.profileDir, "profile", "", "save a CPU profile of every service cell's window into this directory")
+	fs.Float64Var(&o.waitIdle, "wait-idle", 0, "first wait until the 1-minute load average is below this (0: do not wait)")
+	fs.Float64Var(&o.maxNoise, "max-noise", 0.05, "measure a round again (at most twice) when other work or the hypervisor took more than this share of the machine in one of its cells; 0: never")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	if o.sqliteConns == nil {
+		o.sqliteConns = o.conns
 	}
-	if o.duration < time.Second || o.rounds < 1 || o.warmup < 0 {
-		return o, errors.New("-duration must be at least 1s, -rounds at least 1 and -warmup not negative")
-	}
-	o.stores = strings.Split(*stores, ",")
-	for _, s := range o.stores {
-		if s != "postgres" && s != "sqlite" {
-			return o, fmt.Errorf("-stores: unknown store %q", s)
+	reads := slices.Contains(o.ops, "get") || slices.Contains(o.ops, "list")
+	if o.preload < 0 {
+		o.preload = 0
+		if reads || slices.Contains(o.ops, "delete") {
+			o.preload = 1_000_000
 		}
 	}
-	var err error
-	if o.pgbenchClients, err = counts(*pgbenchClients); err != nil {
-		return o, fmt.Errorf("-pgbench-clients: %w", err)
-	}
-	if o.serviceConns, err = counts(*serviceConns); err != nil {
-		return o, fmt.Errorf("-conns: %w", err)
-	}
-	if o.sqliteConns, err = counts(*sqliteConns); err != nil {
-		return o, fmt.Errorf("-sqlite-conns: %w", err)
+	switch {
+	case fs.NArg() > 0:
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case o.duration < time.Second || o.rounds < 1 || o.warmup < 0:
+		return o, errors.New("-duration must be at least 1s, -rounds at least 1 and -warmup not negative")
+	case reads && o.preload < listLimit:
+		return o, fmt.Errorf("get and list need -preload of at least %d", listLimit)
+	case len(o.pgbenchClients) == 0:
+		return o, errors.New("-pgbench-clients: want at least one")
 	}
 	return o, nil
 }
 
-func (o options) measures(store string) bool { return slices.Contains(o.stores, store) }
-
-func counts(list string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(list, ",") {
-		var n int
-		if _, err := fmt.Sscan(strings.TrimSpace(f), &n); err != nil || n < 1 {
-			return nil, fmt.Errorf("%q is not a positive count", f)
+// counts defines a flag holding a comma-separated list of positive integers.
+func counts(fs *flag.FlagSet, p *[]int, name, usage string) {
+	fs.Func(name, usage, func(list string) error {
+		*p = nil
+		for f := range strings.SplitSeq(list, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 {
+				return fmt.Errorf("%q is not a positive count", f)
+			}
+			*p = append(*p, n)
 		}
-		out = append(out, n)
+		return nil
+	})
+}
+
+// words defines a flag holding a comma-separated list of allowed words.
+func words(fs *flag.FlagSet, p *[]string, name, usage string, allowed []string) {
+	fs.Func(name, fmt.Sprintf("%s: %s (default all)", usage, strings.Join(allowed, ",")), func(list string) error {
+		*p = strings.Split(list, ",")
+		for _, w := range *p {
+			if !slices.Contains(allowed, w) {
+				return fmt.Errorf("%q is not one of %s", w, strings.Join(allowed, ", "))
+			}
+		}
+		return nil
+	})
+}
+
+// checkEnv accepts the variables that tune the service: its settings and the
+// Go runtime's knobs.
+func checkEnv(kv string) error {
+	name, _, ok := strings.Cut(kv, "=")
+	if !ok || !strings.HasPrefix(name, "PLANTSTORE_") && !slices.Contains([]string{"GOGC", "GOMEMLIMIT", "GOMAXPROCS"}, name) {
+		return fmt.Errorf("%q: want PLANTSTORE_NAME, GOGC, GOMEMLIMIT or GOMAXPROCS=VALUE", kv)
 	}
-	return out, nil
+	return nil
+}
+
+// waitForIdle waits, up to 40 minutes, until the 1-minute load average falls
+// below limit: other work on the machine would be measured with the service.
+func waitForIdle(ctx context.Context, limit float64) error {
+	for start := time.Now(); limit > 0; {
+		var load float64
+		data, err := os.ReadFile("/proc/loadavg")
+		if _, err2 := fmt.Sscan(string(data), &load); err != nil || err2 != nil || load < limit {
+			return errors.Join(err, err2)
+		}
+		if time.Since(start) > 40*time.Minute {
+			return fmt.Errorf("load average still %.2f after 40 minutes (want below %.2f)", load, limit)
+		}
+		progress("load average %.2f, waiting for it to fall below %.2f", load, limit)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(30 * time.Second):
+		}
+	}
+	return nil
+}
+
+// progress reports what the run is doing on standard error, so that the
+// table alone goes to standard output.
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }

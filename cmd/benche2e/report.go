@@ -3,102 +3,65 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
 	"time"
 )
 
-// Targets the table is checked against (docs/performance.md).
-const (
-	targetRatioPostgres = 1.2
-	targetConns         = 64
-	targetP99           = 10 * time.Millisecond
-	targetRSS           = 64 << 20
-	targetRatioSQLite   = 1.0
-)
-
-// report prints the machine, the table (Markdown, so that it can be pasted
-// into the documentation as it is) and the targets.
-func report(w io.Writer, m machine, o options, cells []*cell, discarded int) {
-	fmt.Fprintf(w, "\nmachine: %s, %d cores, %s RAM, Linux %s, load average at start %s\n", m.cpu, m.cores, m.memory, m.kernel, m.load)
-	if o.measures("postgres") {
-		fmt.Fprintf(w, "PostgreSQL %s: %s\n", m.postgres, m.pgSettings)
+// report prints the run's conditions and one Markdown table, ready to be
+// pasted into the documentation.
+func (b *bench) report(w io.Writer) {
+	o := b.o
+	cpu := "unknown CPU"
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		if _, v, ok := strings.Cut(string(data), "model name"); ok {
+			cpu = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.SplitN(v, "\n", 2)[0]), ":"))
+		}
 	}
-	fmt.Fprintf(w, "%s; %d rounds of %s measured after %s of warm-up (%d more measured again: disturbed by other work); medians of the rounds; preloaded rows %d\n",
-		runtime.Version(), o.rounds, o.duration, o.warmup, discarded, o.preload)
+	fmt.Fprintf(w, "\n%s, %d cores; %s; %d rounds of %s after %s of warm-up (%d measured again: disturbed); medians of the rounds; %d plants preloaded\n",
+		cpu, runtime.NumCPU(), runtime.Version(), o.rounds, o.duration, o.warmup, b.discarded, max(0, o.preload))
 	if len(o.env) > 0 {
 		fmt.Fprintf(w, "service settings: %s\n", strings.Join(o.env, " "))
 	}
 	for _, v := range o.variants {
-		settings := strings.Join(v.env, " ")
-		if settings == "" {
-			settings = "the defaults"
-		}
-		fmt.Fprintf(w, "variant %s: %s\n", v.label, settings)
+		fmt.Fprintf(w, "variant %s: %s\n", v.label, strings.Join(v.env, " "))
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| store | load | conns | req/s | rounds (req/s) | p50 | p99 | ratio | non-2xx | peak RSS | CPU µs/op: service · postgres · load · other |")
-	fmt.Fprintln(w, "|---|---|--:|--:|---|--:|--:|--:|--:|--:|--:|")
-	for _, c := range cells {
-		ref := referenceOf(c, cells)
+	fmt.Fprintln(w, "\n| store | op | load | conns | req/s | rounds (req/s) | p50 | p99 | ratio | non-2xx | peak RSS | CPU µs/op: service · postgres · load · other |")
+	fmt.Fprintln(w, "|---|---|---|--:|--:|---|--:|--:|--:|--:|--:|--:|")
+	for _, c := range b.cells {
 		ratio := "1.00 (ref)"
-		if ref != c {
-			ratio = fmt.Sprintf("%.2f", pairedRatio(c, ref))
+		if !c.ref {
+			ratio = fmt.Sprintf("%.2f", pairedRatio(c, b.referenceOf(c)))
 		}
-		rss := "–"
-		if c.service {
-			rss = fmt.Sprintf("%.1f MiB", float64(peak(c))/(1<<20))
+		conns, rss := "–", "–"
+		if c.conns > 0 {
+			conns = fmt.Sprint(c.conns)
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %.0f | %s | %s | %s | %s | %d | %s | %s |\n",
-			c.store, c.load, c.conns, median(c, (*sample).rate), roundRates(c),
-			ms(median(c, func(s *sample) float64 { return float64(s.percentile(0.50)) })),
-			ms(median(c, func(s *sample) float64 { return float64(s.percentile(0.99)) })),
-			ratio, failures(c), rss, cpuColumn(c))
-	}
-	fmt.Fprintln(w)
-	checkTargets(w, cells)
-}
-
-// checkTargets says, for each target, whether this run met it.
-func checkTargets(w io.Writer, cells []*cell) {
-	for _, c := range cells {
-		if !c.service {
-			continue
+		if c.bin != "" {
+			rss = fmt.Sprintf("%.1f MiB", float64(slices.Max(values(c, func(s *sample) float64 { return float64(s.rss) })))/(1<<20))
 		}
-		ref := referenceOf(c, cells)
-		switch {
-		case c.store == "postgres" && c.conns == targetConns && ref != nil:
-			r := pairedRatio(c, ref)
-			p99 := time.Duration(median(c, func(s *sample) float64 { return float64(s.percentile(0.99)) }))
-			verdict(w, r >= targetRatioPostgres, "PostgreSQL, %s, %d connections: %.2f× pgbench -c%d (target ≥ %.1f×)", c.load, c.conns, r, ref.conns, targetRatioPostgres)
-			verdict(w, p99 <= targetP99, "PostgreSQL, %s, %d connections: p99 %s (target ≤ %s)", c.load, c.conns, ms(float64(p99)), targetP99)
-			verdict(w, failures(c) == 0, "PostgreSQL, %s, %d connections: %d non-2xx (target 0)", c.load, c.conns, failures(c))
-			verdict(w, peak(c) <= targetRSS, "PostgreSQL, %s, %d connections: peak RSS %.1f MiB (target ≤ %d MiB)", c.load, c.conns, float64(peak(c))/(1<<20), targetRSS>>20)
-		case c.store == "sqlite" && ref != nil:
-			r := pairedRatio(c, ref)
-			verdict(w, r >= targetRatioSQLite, "embedded store, %s, %d connections: %.2f× the plain loop (target ≥ %.1f×)", c.load, c.conns, r, targetRatioSQLite)
-			verdict(w, failures(c) == 0, "embedded store, %s, %d connections: %d non-2xx (target 0)", c.load, c.conns, failures(c))
+		rounds := strings.Trim(fmt.Sprintf("%.0f", values(c, (*sample).rate)), "[]")
+		failed := 0
+		for _, s := range c.samples {
+			failed += s.failed
 		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %d | %s | %s |\n",
+			c.store.kind, c.sc.name, c.load, conns, median(values(c, (*sample).rate)), rounds,
+			ms(c, 0.50), ms(c, 0.99), ratio, failed, rss, cpuColumn(c))
 	}
 }
 
-func verdict(w io.Writer, ok bool, format string, args ...any) {
-	mark := "met    "
-	if !ok {
-		mark = "MISSED "
-	}
-	fmt.Fprintf(w, "%s %s\n", mark, fmt.Sprintf(format, args...))
-}
-
-// referenceOf returns the cell c is compared with: its store's reference.
-func referenceOf(c *cell, cells []*cell) *cell {
-	for _, r := range cells {
-		if r.store == c.store && r.reference {
+// referenceOf returns the cell c is compared with: the reference of its
+// store and scenario.
+func (b *bench) referenceOf(c *cell) *cell {
+	for _, r := range b.cells {
+		if r.ref && r.store == c.store && r.sc.name == c.sc.name {
 			return r
 		}
 	}
-	return nil
+	return c
 }
 
 // pairedRatio is the median over rounds of c's rate divided by ref's rate in
@@ -110,55 +73,31 @@ func pairedRatio(c, ref *cell) float64 {
 			ratios = append(ratios, c.samples[i].rate()/r)
 		}
 	}
-	return medianOf(ratios)
+	return median(ratios)
 }
 
-func median(c *cell, f func(*sample) float64) float64 {
+func values(c *cell, f func(*sample) float64) []float64 {
 	vs := make([]float64, len(c.samples))
 	for i, s := range c.samples {
 		vs[i] = f(s)
 	}
-	return medianOf(vs)
+	return vs
 }
 
-func medianOf(vs []float64) float64 {
+func median(vs []float64) float64 {
 	if len(vs) == 0 {
 		return 0
 	}
-	vs = slices.Clone(vs)
-	slices.Sort(vs)
+	vs = slices.Sorted(slices.Values(vs))
 	if n := len(vs); n%2 == 0 {
 		return (vs[n/2-1] + vs[n/2]) / 2
 	}
 	return vs[len(vs)/2]
 }
 
-func roundRates(c *cell) string {
-	parts := make([]string, len(c.samples))
-	for i, s := range c.samples {
-		parts[i] = fmt.Sprintf("%.0f", s.rate())
-	}
-	return strings.Join(parts, " ")
-}
-
-func failures(c *cell) int {
-	n := 0
-	for _, s := range c.samples {
-		n += s.failed
-	}
-	return n
-}
-
-func peak(c *cell) int64 {
-	var p int64
-	for _, s := range c.samples {
-		p = max(p, s.rss)
-	}
-	return p
-}
-
-func ms(ns float64) string {
-	return fmt.Sprintf("%.2f ms", ns/1e6)
+// ms is the median over rounds of the q-quantile latency, in milliseconds.
+func ms(c *cell, q float64) string {
+	return fmt.Sprintf("%.2f ms", median(values(c, func(s *sample) float64 { return float64(s.percentile(q)) }))/1e6)
 }
 
 // cpuColumn is the median CPU one operation cost in each part of the
@@ -167,24 +106,17 @@ func ms(ns float64) string {
 // which is noise (PostgreSQL's share too when it is not the store measured).
 func cpuColumn(c *cell) string {
 	per := func(part func(cpuTimes) time.Duration) string {
-		return fmt.Sprintf("%.0f", median(c, func(s *sample) float64 {
-			if s.completed == 0 {
-				return 0
-			}
-			return float64(part(s.cpu).Microseconds()) / float64(s.completed)
-		}))
+		return fmt.Sprintf("%.0f", median(values(c, func(s *sample) float64 {
+			return float64(part(s.cpu).Microseconds()) / float64(max(1, s.completed))
+		})))
 	}
-	pg := "–"
-	if c.store == "postgres" {
-		pg = per(func(t cpuTimes) time.Duration { return t.postgres })
-	}
-	svc := "–"
-	if c.service {
+	svc, pg := "–", "–"
+	if c.bin != "" {
 		svc = per(func(t cpuTimes) time.Duration { return t.service })
 	}
-	return strings.Join([]string{
-		svc, pg,
-		per(func(t cpuTimes) time.Duration { return t.client }),
-		per(func(t cpuTimes) time.Duration { return max(0, t.busy-t.service-t.postgres-t.client) }),
-	}, " · ")
+	if c.store.kind == "postgres" {
+		pg = per(func(t cpuTimes) time.Duration { return t.postgres })
+	}
+	return strings.Join([]string{svc, pg, per(func(t cpuTimes) time.Duration { return t.load }),
+		per(func(t cpuTimes) time.Duration { return max(0, t.busy-own(c, t)) })}, " · ")
 }

@@ -10,124 +10,125 @@ import (
 	"time"
 )
 
-// cell is one line of the table: one load on one store, measured once per
-// round.
+// cell is one line of the table: one load of one scenario on one store,
+// measured once per round.
 type cell struct {
-	store     string // "postgres" or "sqlite"
-	load      string // what generates the writes
-	conns     int
-	service   bool // the service is measured (it has an RSS)
-	reference bool // the ratio's denominator for its store
-	run       func(ctx context.Context) (*sample, error)
-	samples   []*sample
+	store   *store
+	sc      scenario
+	load    string // "pgbench", "Go loop" or "service", then the service's labels
+	conns   int    // connections, clients or loops; 0 for an open loop
+	rate    int    // requests per second of an open loop
+	bin     string // the service's binary; "" for a reference
+	env     []string
+	ref     bool     // the ratio's denominator for its store and scenario
+	ids     *idRange // the ids a delete cell consumes
+	samples []*sample
 }
 
-// cells lists the table's lines in the order a round runs them: each
-// service cell right after the reference it is compared with.
-func (b *bench) cells() []*cell {
-	o := b.opts
-	var cs []*cell
-	if o.measures("postgres") {
-		env := []string{"PLANTSTORE_DATABASE_URL=" + b.pg.url}
-		for i, c := range o.pgbenchClients {
-			cs = append(cs, &cell{store: "postgres", load: "pgbench INSERT", conns: c, reference: i == 0,
-				run: func(ctx context.Context) (*sample, error) {
-					return runPgbench(ctx, b.dir, b.pg.url, c, o.warmup, o.duration)
-				}})
-			if i < len(o.serviceConns) {
-				cs = append(cs, b.serviceCells("postgres", o.serviceConns[i], env)...)
-			}
-		}
-		for _, c := range o.serviceConns[min(len(o.serviceConns), len(o.pgbenchClients)):] {
-			cs = append(cs, b.serviceCells("postgres", c, env)...)
-		}
-	}
-	if o.measures("sqlite") {
-		cs = append(cs, &cell{store: "sqlite", load: "Go loop, 1 row/tx", conns: 1, reference: true,
-			run: func(ctx context.Context) (*sample, error) {
-				cpu := probeCPU(ctx, o.warmup, o.duration, 0, 0, false)
-				s, err := runSQLiteLoop(ctx, b.sqlite, o.warmup, o.duration)
-				if err != nil {
-					return nil, err
-				}
-				s.cpu = <-cpu
-				return s, nil
-			}})
-		env := []string{"PLANTSTORE_DATABASE_URL=sqlite:" + b.sqlite}
-		for _, c := range o.sqliteConns {
-			cs = append(cs, b.serviceCells("sqlite", c, env)...)
-		}
-	}
-	return cs
-}
-
-// serviceCells returns a service cell for every binary and variant measured.
-func (b *bench) serviceCells(store string, conns int, env []string) []*cell {
-	variants := b.opts.variants
+// newCells lists the table's lines in the order a round runs them: per store
+// and scenario the references, then the service with every binary and
+// variant, at each concurrency, then at each rate.
+func (b *bench) newCells() []*cell {
+	o := b.o
+	variants := o.variants
 	if len(variants) == 0 {
 		variants = []variant{{}}
 	}
 	var cs []*cell
-	for _, bin := range b.bins {
-		for _, v := range variants {
-			var labels []string
-			if len(b.bins) > 1 {
-				labels = append(labels, filepath.Base(bin))
+	service := func(st *store, sc scenario, conns, rate int) {
+		for _, bin := range b.bins {
+			for _, v := range variants {
+				labels := []string{"service"}
+				if rate > 0 {
+					labels = append(labels, fmt.Sprintf("open %d/s", rate))
+				}
+				if len(b.bins) > 1 {
+					labels = append(labels, filepath.Base(bin))
+				}
+				// Later entries win: a variant's settings over -env over the run's.
+				env := slices.Concat([]string{"PLANTSTORE_DATABASE_URL=" + st.url, "PLANTSTORE_JWT_SECRET_FILE=" + b.secret}, o.env, v.env)
+				if o.profileDir != "" {
+					env = append(env, "PLANTSTORE_PROFILING=true")
+				}
+				cs = append(cs, &cell{store: st, sc: sc, load: strings.Join(append(labels, v.label), " "),
+					conns: conns, rate: rate, bin: bin, env: env})
 			}
-			if v.label != "" {
-				labels = append(labels, v.label)
+		}
+	}
+	for _, st := range b.stores {
+		for _, sc := range scenarios {
+			if !slices.Contains(o.ops, sc.name) {
+				continue
 			}
-			load := "service POST /plants"
-			if len(labels) > 0 {
-				load += " [" + strings.Join(labels, " ") + "]"
+			conns := o.conns
+			if st.kind == "postgres" {
+				for i, n := range o.pgbenchClients {
+					cs = append(cs, &cell{store: st, sc: sc, load: "pgbench", conns: n, ref: i == 0})
+				}
+			} else {
+				cs = append(cs, &cell{store: st, sc: sc, load: "Go loop", conns: 1, ref: true})
+				conns = o.sqliteConns
 			}
-			cs = append(cs, b.serviceCell(store, load, bin, conns, append(slices.Clone(env), v.env...)))
+			if conns == nil {
+				conns = []int{sc.conns}
+			}
+			for _, n := range conns {
+				service(st, sc, n, 0)
+			}
+			for _, rate := range o.rates {
+				service(st, sc, 0, rate)
+			}
+		}
+	}
+	for i, c := range cs {
+		c.load = strings.TrimSpace(c.load)
+		if c.sc.consumes {
+			c.ids = newIDRange(int64(i+1) * deleteRanges)
 		}
 	}
 	return cs
 }
 
-// serviceCell starts the service bin on a store, loads it over HTTP with
-// conns connections, and stops it, reading its peak RSS just before.
-func (b *bench) serviceCell(store, load, bin string, conns int, env []string) *cell {
-	// Later entries win: a variant's settings over -env, both over the run's.
-	env = slices.Concat([]string{"PLANTSTORE_JWT_SECRET_FILE=" + b.secret}, b.opts.env, env)
-	if b.opts.profileDir != "" {
-		env = append(env, "PLANTSTORE_PROFILING=true")
+// measure runs one cell once.
+func (b *bench) measure(ctx context.Context, c *cell) (*sample, error) {
+	switch {
+	case c.bin != "":
+		return b.serve(ctx, c)
+	case c.store.kind == "postgres":
+		return b.pgbench(ctx, c)
+	default:
+		return b.loop(ctx, c)
 	}
-	return &cell{store: store, load: load, conns: conns, service: true,
-		run: func(ctx context.Context) (*sample, error) {
-			svc, err := startService(ctx, bin, b.dir, env)
-			if err != nil {
-				return nil, err
-			}
-			cpu := probeCPU(ctx, b.opts.warmup, b.opts.duration, svc.cmd.Process.Pid, 0, store == "postgres")
-			var profiled <-chan error
-			if b.opts.profileDir != "" {
-				name := fmt.Sprintf("%s-c%d-%s-%d.pprof", store, conns, strings.NewReplacer(" ", "-", "/", "", "[", "", "]", "").Replace(load), time.Now().Unix())
-				profiled = svc.profile(ctx, filepath.Join(b.opts.profileDir, name), b.opts.warmup, b.opts.duration)
-			}
-			s, loadErr := runLoad(ctx, svc.api, b.token, conns, b.opts.warmup, b.opts.duration)
-			if profiled != nil {
-				if err := <-profiled; err != nil {
-					progress("no profile: %v", err)
-				}
-			}
-			rss, rssErr := svc.peakRSS()
-			stats := svc.stats()
-			stopErr := svc.stop()
-			switch {
-			case loadErr != nil:
-				return nil, loadErr
-			case rssErr != nil:
-				return nil, rssErr
-			case stopErr != nil:
-				return nil, stopErr
-			}
-			s.rss, s.service = rss, stats
-			s.cpu = <-cpu
-			return s, nil
-		}}
+}
+
+// serve starts the service, loads it over HTTP, and stops it, reading its
+// peak RSS just before.
+func (b *bench) serve(ctx context.Context, c *cell) (*sample, error) {
+	o := b.o
+	svc, err := startService(ctx, c.bin, b.dir, c.env)
+	if err != nil {
+		return nil, err
+	}
+	cpu := probeCPU(ctx, o.warmup, o.duration, svc.cmd.Process.Pid, 0)
+	var profiled <-chan error
+	if o.profileDir != "" {
+		name := fmt.Sprintf("%s-%s-%s-c%d-%d.pprof", c.store.kind, c.sc.name, c.load, c.conns, time.Now().Unix())
+		profiled = svc.profile(filepath.Join(o.profileDir, strings.NewReplacer(" ", "-", "/", "").Replace(name)), o.warmup, o.duration)
+	}
+	s, err := b.httpLoad(ctx, "http://"+svc.api, c)
+	if profiled != nil {
+		if err := <-profiled; err != nil {
+			progress("no profile: %v", err)
+		}
+	}
+	if err == nil {
+		s.rss, err = svc.peakRSS()
+		s.cpu = <-cpu
+	}
+	if stopErr := svc.stop(); err == nil {
+		err = stopErr
+	}
+	return s, err
 }
 
 // retriesPerRound bounds how often one disturbed round is measured again.
@@ -135,30 +136,34 @@ const retriesPerRound = 2
 
 // runRounds runs every cell once per round, in the same order each round,
 // so that slow drifts of the machine touch every cell alike. A round during
-// which other work took a noticeable share of the machine is measured again,
-// whole, so that the rounds stay pairs; the last attempt counts whatever
-// happened.
-func (b *bench) runRounds(ctx context.Context) ([]*cell, error) {
-	cs := b.cells()
-	retries := retriesPerRound
-	for r := 1; r <= b.opts.rounds; {
-		samples := make([]*sample, len(cs))
+// which other work took more than -max-noise of the machine is measured
+// again, whole, so that the rounds stay pairs; the third attempt counts
+// whatever happened.
+func (b *bench) runRounds(ctx context.Context) error {
+	o := b.o
+	for r, retries := 1, retriesPerRound; r <= o.rounds; {
+		samples := make([]*sample, len(b.cells))
 		disturbed := ""
-		for i, c := range cs {
+		for i, c := range b.cells {
+			name := fmt.Sprintf("%s %s %s c=%d", c.store.kind, c.sc.name, c.load, c.conns)
 			if err := b.settle(ctx, c); err != nil {
-				return nil, err
+				return fmt.Errorf("%s: %w", name, err)
 			}
-			s, err := c.run(ctx)
+			s, err := b.measure(ctx, c)
+			if err == nil && c.ids != nil {
+				err = c.ids.check()
+			}
 			if err != nil {
-				return nil, fmt.Errorf("round %d, %s %s c=%d: %w", r, c.store, c.load, c.conns, err)
+				return fmt.Errorf("round %d, %s: %w", r, name, err)
 			}
 			samples[i] = s
+			other, stolen := noise(c, s)
 			q := func(p float64) time.Duration { return s.percentile(p).Round(10 * time.Microsecond) }
-			progress("round %d/%d  %-8s %-22s c=%-3d %8.0f/s  p50 %s p90 %s p99 %s p99.9 %s max %s  failed %d%s  %s",
-				r, b.opts.rounds, c.store, c.load, c.conns, s.rate(), q(0.50), q(0.90), q(0.99), q(0.999), q(1),
-				s.failed, serviceNote(s), cpuNote(c, s))
-			if other, stolen := noise(c, s); disturbed == "" && (other > b.opts.maxNoise || stolen > b.opts.maxNoise) && b.opts.maxNoise > 0 {
-				disturbed = fmt.Sprintf("%s %s c=%d: other work %.0f%%, stolen %.0f%% of the machine", c.store, c.load, c.conns, 100*other, 100*stolen)
+			progress("round %d/%d  %-34s %8.0f/s  p50 %s p99 %s max %s  non-2xx %d  cpu µs/op %s  other %.0f%% stolen %.0f%%",
+				r, o.rounds, name, s.rate(), q(0.5), q(0.99), q(1), s.failed,
+				cpuColumn(&cell{store: c.store, bin: c.bin, samples: []*sample{s}}), 100*other, 100*stolen)
+			if disturbed == "" && o.maxNoise > 0 && max(other, stolen) > o.maxNoise {
+				disturbed = fmt.Sprintf("%s: other work %.0f%%, stolen %.0f%% of the machine", name, 100*other, 100*stolen)
 			}
 		}
 		if disturbed != "" && retries > 0 {
@@ -167,64 +172,42 @@ func (b *bench) runRounds(ctx context.Context) ([]*cell, error) {
 			progress("round %d disturbed (%s): measuring it again", r, disturbed)
 			continue
 		}
-		if disturbed != "" {
-			progress("round %d disturbed (%s): kept, after %d attempts", r, disturbed, retriesPerRound+1)
-		}
-		for i, c := range cs {
+		for i, c := range b.cells {
 			c.samples = append(c.samples, samples[i])
 		}
-		r++
-		retries = retriesPerRound
+		r, retries = r+1, retriesPerRound
 	}
-	if b.pg != nil {
-		if n, err := b.pg.rows(ctx); err == nil {
-			progress("PostgreSQL table holds %d rows", n)
+	return nil
+}
+
+// settle puts the store in the same state before every cell: a delete
+// cell's range topped up, and nothing dirty waiting for a checkpoint.
+func (b *bench) settle(ctx context.Context, c *cell) error {
+	if c.ids != nil {
+		// pgbench runs a second longer than the window and warm-up.
+		if from, to := c.ids.topUp(b.o.warmup + b.o.duration + time.Second); to > from {
+			if err := c.store.load(ctx, from, to); err != nil {
+				return err
+			}
+			c.ids.loaded = to
 		}
+		c.ids.start = c.ids.next.Load()
 	}
-	return cs, nil
+	return c.store.checkpoint(ctx)
 }
 
 // noise returns the shares of the machine's CPU that other work used and
 // that the hypervisor stole during the window of s.
 func noise(c *cell, s *sample) (other, stolen float64) {
 	capacity := s.window.Seconds() * float64(runtime.NumCPU())
-	t := s.cpu
-	used := t.service + t.client
-	if c.store == "postgres" {
-		used += t.postgres
-	}
-	return max(0, (t.busy-used).Seconds()) / capacity, t.steal.Seconds() / capacity
+	return max(0, (s.cpu.busy-own(c, s.cpu)).Seconds()) / capacity, s.cpu.steal.Seconds() / capacity
 }
 
-// settle puts the store in the same state before every cell: nothing dirty
-// waiting for a checkpoint.
-func (b *bench) settle(ctx context.Context, c *cell) error {
-	if c.store == "postgres" {
-		if err := b.pg.checkpoint(ctx); err != nil {
-			return fmt.Errorf("checkpoint: %w", err)
-		}
+// own is the CPU of the programs a cell measures: the service, the load, and
+// PostgreSQL when it is the store.
+func own(c *cell, t cpuTimes) time.Duration {
+	if c.store.kind == "postgres" {
+		return t.service + t.load + t.postgres
 	}
-	if c.store == "sqlite" {
-		if err := checkpointSQLite(ctx, b.sqlite); err != nil {
-			return fmt.Errorf("wal checkpoint: %w", err)
-		}
-	}
-	return nil
-}
-
-func serviceNote(s *sample) string {
-	if s.rss == 0 {
-		return ""
-	}
-	return fmt.Sprintf("  rss %.1f MiB  batch %.1f in %s  served >10ms %.2f%%  %.1f KiB and %.4f GCs per request", float64(s.rss)/(1<<20),
-		s.service.batch, s.service.batchTook.Round(10*time.Microsecond), 100*s.service.slowShare, s.service.allocated/1024, s.service.gcs)
-}
-
-// cpuNote says how much CPU one operation of c's sample s cost, and where,
-// and how busy the machine was.
-func cpuNote(c *cell, s *sample) string {
-	one := &cell{store: c.store, service: c.service, samples: []*sample{s}}
-	capacity := s.window.Seconds() * float64(runtime.NumCPU()) / 100
-	return fmt.Sprintf("cpu µs/op %s, machine %.0f%% busy, %.0f%% stolen", cpuColumn(one),
-		s.cpu.busy.Seconds()/capacity, s.cpu.steal.Seconds()/capacity)
+	return t.service + t.load
 }

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseOptions(t *testing.T) {
+	o, err := parseOptions(strings.Fields("-ops create,delete -conns 16,64 -rate 500 -pgbench-clients 16,32 -env GOGC=100 -variant fast:GOMAXPROCS=1,PLANTSTORE_BATCH_MAX_WAIT=0s -variant plain -duration 3s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(o.ops, []string{"create", "delete"}) || !slices.Equal(o.conns, []int{16, 64}) ||
+		!slices.Equal(o.sqliteConns, o.conns) || !slices.Equal(o.rates, []int{500}) || !slices.Equal(o.pgbenchClients, []int{16, 32}) {
+		t.Errorf("lists: %+v", o)
+	}
+	if o.preload != 1_000_000 || o.duration != 3*time.Second || o.rounds != 3 {
+		t.Errorf("preload %d, duration %s, rounds %d; want the delete default, 3s and 3", o.preload, o.duration, o.rounds)
+	}
+	if len(o.variants) != 2 || o.variants[0].label != "fast" || len(o.variants[0].env) != 2 || len(o.variants[1].env) != 0 {
+		t.Errorf("variants: %+v", o.variants)
+	}
+	if o, _ := parseOptions([]string{"-ops", "create"}); o.preload != 0 || o.conns != nil || !slices.Equal(o.stores, []string{"postgres", "sqlite"}) {
+		t.Errorf("creates alone: preload %d, conns %v, stores %v; want 0, each scenario's own, both", o.preload, o.conns, o.stores)
+	}
+}
+
+func TestParseOptionsRefuses(t *testing.T) {
+	for _, args := range []string{
+		"-ops create,update", "-stores mysql", "-conns 0", "-rate x", "-env HOME=/", "-variant :GOGC=1",
+		"-variant v:PATH=/", "-duration 10ms", "-ops list -preload 50", "-preload -1", "extra",
+	} {
+		if _, err := parseOptions(strings.Fields(args)); err == nil {
+			t.Errorf("%s: accepted", args)
+		}
+	}
+}

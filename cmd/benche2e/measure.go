@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// sample is what one cell measured in its window.
+type sample struct {
+	completed int             // operations that ended inside the window
+	failed    int             // of which non-2xx (HTTP), errors or no row changed
+	window    time.Duration   // length of the measured window
+	latencies []time.Duration // one per completed operation that has one
+	rss       int64           // the service's peak resident set in bytes; 0 when none ran
+	cpu       cpuTimes        // CPU spent in the window
+}
+
+// window is the measured interval of a cell: what ends inside counts.
+type window struct{ start, end time.Time }
+
+func (w window) contains(t time.Time) bool { return !t.Before(w.start) && t.Before(w.end) }
+
+// newSample returns an empty sample and its window, which opens a warm-up
+// from now.
+func (b *bench) newSample() (*sample, window) {
+	start := time.Now().Add(b.o.warmup)
+	return &sample{window: b.o.duration, latencies: make([]time.Duration, 0, 1<<16)}, window{start, start.Add(b.o.duration)}
+}
+
+// rate is completed operations per second.
+func (s *sample) rate() float64 { return float64(s.completed) / s.window.Seconds() }
+
+// percentile returns the latency below which the fraction q of operations
+// finished (nearest rank).
+func (s *sample) percentile(q float64) time.Duration {
+	if len(s.latencies) == 0 {
+		return 0
+	}
+	if !slices.IsSorted(s.latencies) {
+		slices.Sort(s.latencies)
+	}
+	i := int(q*float64(len(s.latencies))+0.5) - 1
+	return s.latencies[max(0, min(i, len(s.latencies)-1))]
+}
+
+// cpuTimes is where the machine's CPU went, cumulatively, at one instant.
+type cpuTimes struct {
+	service  time.Duration // the service process (zero when none runs)
+	postgres time.Duration // every process named postgres
+	load     time.Duration // the load: this program, or pgbench
+	busy     time.Duration // the whole machine, every core, not idle
+	steal    time.Duration // taken by the hypervisor from this virtual machine
+}
+
+func (t cpuTimes) sub(u cpuTimes) cpuTimes {
+	return cpuTimes{t.service - u.service, t.postgres - u.postgres, t.load - u.load, t.busy - u.busy, t.steal - u.steal}
+}
+
+// clockTick is the unit of /proc CPU times (USER_HZ, 100 on Linux).
+const clockTick = 10 * time.Millisecond
+
+// readCPU reads the CPU times of the service (pid, or 0), of the load
+// (loadPID, or 0 for this process), of every postgres process and of the
+// whole machine. Processes that ended are not counted, which is why it is
+// read while the load runs.
+func readCPU(servicePID, loadPID int) cpuTimes {
+	t := cpuTimes{service: processCPU(servicePID), load: processCPU(loadPID)}
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, dir := range dirs {
+		if comm, err := os.ReadFile(filepath.Join(dir, "comm")); err == nil && string(comm) == "postgres\n" {
+			pid, _ := strconv.Atoi(filepath.Base(dir))
+			t.postgres += processCPU(pid)
+		}
+	}
+	// cpu user nice system idle iowait irq softirq steal: guest time is
+	// inside user already, and steal was not ours.
+	data, _ := os.ReadFile("/proc/stat")
+	line, _, _ := strings.Cut(string(data), "\n")
+	f := ticks(strings.Fields(line), 1, 8)
+	t.busy, t.steal = f[0]+f[1]+f[2]+f[5]+f[6], f[7]
+	return t
+}
+
+// processCPU returns the user and system time of a process, threads
+// included; pid 0 is this process, -1 none.
+func processCPU(pid int) time.Duration {
+	name := "self"
+	if pid < 0 {
+		return 0
+	} else if pid > 0 {
+		name = strconv.Itoa(pid)
+	}
+	data, err := os.ReadFile(filepath.Join("/proc", name, "stat"))
+	if err != nil {
+		return 0
+	}
+	// The command name may hold spaces; the fields after it do not.
+	s := string(data)
+	f := ticks(strings.Fields(s[strings.LastIndexByte(s, ')')+1:]), 11, 2)
+	return f[0] + f[1]
+}
+
+// ticks converts n fields from i on into durations; missing ones are zero.
+func ticks(fields []string, i, n int) []time.Duration {
+	out := make([]time.Duration, n)
+	for j := range out {
+		if i+j < len(fields) {
+			v, _ := strconv.ParseInt(fields[i+j], 10, 64)
+			out[j] = time.Duration(v) * clockTick
+		}
+	}
+	return out
+}
+
+// probeCPU reads the CPU times when the window that opens warmup from now
+// starts and when it ends, and sends the difference; zero if ctx ends first.
+func probeCPU(ctx context.Context, warmup, duration time.Duration, servicePID, loadPID int) <-chan cpuTimes {
+	out := make(chan cpuTimes, 1)
+	go func() {
+		var start cpuTimes
+		for i, d := range []time.Duration{warmup, duration} {
+			select {
+			case <-ctx.Done():
+				out <- cpuTimes{}
+				return
+			case <-time.After(d):
+			}
+			if i == 0 {
+				start = readCPU(servicePID, loadPID)
+			}
+		}
+		out <- readCPU(servicePID, loadPID).sub(start)
+	}()
+	return out
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+)
+
+const (
+	// listLimit is the page size of the list scenario.
+	listLimit = 100
+	// freshIDs is where the ids of creates start: far above the preloaded
+	// plants and the delete ranges, so that a create never meets a stored id
+	// (random ids in 2^62 of them practically never collide either).
+	freshIDs = 1 << 62
+	// deleteRanges spaces the id ranges of the delete cells: cell k deletes
+	// ids from (k+1)·deleteRanges up, far above the preloaded plants.
+	deleteRanges = 1 << 40
+	// deleteRateBound is the delete rate a range is first sized for; later
+	// runs size it from what the cell's previous run consumed.
+	deleteRateBound = 100_000
+)
+
+// scenario is one operation, measured three ways: through the service over
+// HTTP, by pgbench on PostgreSQL and by a plain Go loop on the embedded store.
+// A new scenario is one more value in scenarios.
+type scenario struct {
+	name  string
+	conns int // HTTP connections when -conns is not given
+	// id draws the id of one operation; rows is the number of preloaded
+	// plants (ids 1..rows), r the cell's own range when consumes is set.
+	id       func(rows int64, r *idRange) int64
+	consumes bool
+	method   string
+	request  func(id int64) (path string, body []byte)
+	// pgbench is one transaction of the reference, run with -D rows=N.
+	pgbench string
+	// sql is the loop's statement, ? standing for the id; a write runs in a
+	// transaction of its own and must change exactly one row.
+	sql   string
+	write bool
+}
+
+var scenarios = []scenario{{
+	name: "create", conns: 64, method: "POST",
+	id: func(int64, *idRange) int64 { return freshIDs + rand.Int64N(math.MaxInt64-freshIDs) },
+	request: func(id int64) (string, []byte) {
+		return "/plants", fmt.Appendf(nil, `{"id":%d,"name":"Monstera deliciosa","tag":"indoor"}`, id)
+	},
+	pgbench: `\set id random(4611686018427387904, 9223372036854775806)
+INSERT INTO plants (id, name, tag, created_by, created_at) VALUES (:id, 'Monstera deliciosa', 'indoor', 'bench', now()) ON CONFLICT (id) DO NOTHING;
+`,
+	sql: `INSERT INTO plants (id, name, tag, created_by, created_at)
+VALUES (?, 'Monstera deliciosa', 'indoor', 'bench', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) ON CONFLICT (id) DO NOTHING`,
+	write: true,
+}, {
+	name: "get", conns: 64, method: "GET",
+	id:      func(rows int64, _ *idRange) int64 { return 1 + rand.Int64N(rows) },
+	request: func(id int64) (string, []byte) { return fmt.Sprintf("/plants/%d", id), nil },
+	pgbench: `\set id random(1, :rows)
+SELECT name, tag FROM plants WHERE id = :id;
+`,
+	sql: `SELECT name, tag FROM plants WHERE id = ?`,
+}, {
+	// after is drawn so that every page is full: ids 1..rows are stored.
+	name: "list", conns: 16, method: "GET",
+	id: func(rows int64, _ *idRange) int64 { return rand.Int64N(rows - listLimit + 1) },
+	request: func(after int64) (string, []byte) {
+		return fmt.Sprintf("/plants?limit=%d&after=%d", listLimit, after), nil
+	},
+	pgbench: fmt.Sprintf(`\set after random(0, :rows - %[1]d)
+SELECT id, name, tag FROM plants WHERE id > :after ORDER BY id LIMIT %[1]d;
+`, listLimit),
+	sql: fmt.Sprintf(`SELECT id, name, tag FROM plants WHERE id > ? ORDER BY id LIMIT %d`, listLimit),
+}, {
+	// A DELETE that matches nothing commits without flushing the WAL, so
+	// every delete must hit a stored row: each cell consumes a preloaded range
+	// of its own, each id once. The HTTP load and the loop take ids from the
+	// range's atomic counter. pgbench takes them from a sequence set to the
+	// range's next id before the run and read back after it; nextval sits in
+	// an uncorrelated subquery, evaluated once per statement, so that a delete
+	// stays one statement, one round trip and one commit.
+	name: "delete", conns: 64, method: "DELETE", consumes: true,
+	id:      func(_ int64, r *idRange) int64 { return r.take() },
+	request: func(id int64) (string, []byte) { return fmt.Sprintf("/plants/%d", id), nil },
+	pgbench: `DELETE FROM plants WHERE id = (SELECT nextval('bench_delete'));
+`,
+	sql:   `DELETE FROM plants WHERE id = ?`,
+	write: true,
+}}
+
+func scenarioNames() []string {
+	names := make([]string, len(scenarios))
+	for i, sc := range scenarios {
+		names[i] = sc.name
+	}
+	return names
+}
+
+// idRange is the ids one delete cell consumes: those from next up to loaded
+// are stored and not yet deleted.
+type idRange struct {
+	next   atomic.Int64
+	loaded int64
+	start  int64 // next when the cell's last run started
+}
+
+func newIDRange(first int64) *idRange {
+	r := &idRange{loaded: first, start: first}
+	r.next.Store(first)
+	return r
+}
+
+func (r *idRange) take() int64 { return r.next.Add(1) - 1 }
+
+// topUp returns the ids [from, to) to store before a run of length window,
+// so that twice what the previous run consumed, and at least what
+// deleteRateBound would consume, remain.
+func (r *idRange) topUp(window time.Duration) (from, to int64) {
+	next := r.next.Load()
+	need := max(2*(next-r.start), int64(deleteRateBound*window.Seconds()))
+	return r.loaded, max(r.loaded, next+need)
+}
+
+// check fails when the last run deleted ids that were never stored.
+func (r *idRange) check() error {
+	if next := r.next.Load(); next > r.loaded {
+		return fmt.Errorf("the delete range ran out after %d ids", next-r.start)
+	}
+	return nil
+}

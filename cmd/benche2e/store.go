@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"time"
+
+	_ "github.com/lib/pq" // registers the "postgres" driver
+	"github.com/plantstore/plantstore/adapters/sqlite"
+)
+
+// store is one of the run's two databases: a PostgreSQL database created for
+// the run, or a fresh SQLite file.
+type store struct {
+	kind  string  // "postgres" or "sqlite"
+	url   string  // PLANTSTORE_DATABASE_URL of the service, and pgbench's URL
+	path  string  // the SQLite file
+	db    *sql.DB // one connection, for loading, checkpoints and sequences
+	admin *sql.DB // PostgreSQL's maintenance database, to drop the run's
+	name  string  // the PostgreSQL database's name
+}
+
+func openPostgres(ctx context.Context, adminURL string) (*store, error) {
+	admin, err := sql.Open("postgres", adminURL)
+	if err != nil {
+		return nil, err
+	}
+	suffix := make([]byte, 6)
+	_, _ = rand.Read(suffix)
+	s := &store{kind: "postgres", admin: admin, name: "plantstore_bench_" + hex.EncodeToString(suffix)}
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+s.name); err != nil {
+		_ = admin.Close()
+		return nil, fmt.Errorf("create database: %w", err)
+	}
+	u, err := url.Parse(adminURL)
+	if err == nil {
+		u.Path = "/" + s.name
+		s.url = u.String()
+		s.db, err = sql.Open("postgres", s.url)
+	}
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	s.db.SetMaxOpenConns(1)
+	return s, nil
+}
+
+// openSQLite opens a fresh file with the store's own DSN.
+func openSQLite(dir string) (*store, error) {
+	path := filepath.Join(dir, "plants.db")
+	db, err := sql.Open("sqlite", sqlite.DSN(path))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return &store{kind: "sqlite", url: "sqlite:" + path, path: path, db: db}, nil
+}
+
+// close closes the store and drops the PostgreSQL database, ending any
+// session still on it.
+func (s *store) close() {
+	if s.db != nil {
+		_ = s.db.Close()
+	}
+	if s.admin == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := s.admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+s.name+" WITH (FORCE)"); err != nil {
+		progress("could not drop database %s: %v", s.name, err)
+	}
+	_ = s.admin.Close()
+}
+
+// checkpoint writes every dirty page (PostgreSQL) or folds the write-ahead
+// log into the file and empties it (SQLite), so that every cell starts from
+// the same state and pays the same full-page writes.
+func (s *store) checkpoint(ctx context.Context) error {
+	q := "CHECKPOINT"
+	if s.kind == "sqlite" {
+		q = "PRAGMA wal_checkpoint(TRUNCATE)"
+	}
+	_, err := s.db.ExecContext(ctx, q)
+	return err
+}
+
+// load stores plants with the ids [from, to), in id order and in batches of
+// a transaction each, then has PostgreSQL vacuum and analyse the table.
+func (s *store) load(ctx context.Context, from, to int64) error {
+	q := `INSERT INTO plants (id, name, tag, created_by, created_at)
+SELECT id, 'Monstera deliciosa', 'indoor', 'preload', now() FROM generate_series($1::bigint, $2::bigint) AS id`
+	if s.kind == "sqlite" {
+		q = `INSERT INTO plants (id, name, tag, created_by, created_at)
+WITH RECURSIVE ids(id) AS (SELECT ? UNION ALL SELECT id + 1 FROM ids WHERE id < ?)
+SELECT id, 'Monstera deliciosa', 'indoor', 'preload', strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM ids`
+	}
+	const batch = 200_000
+	for lo := from; lo < to; lo += batch {
+		if _, err := s.db.ExecContext(ctx, q, lo, min(lo+batch, to)-1); err != nil {
+			return fmt.Errorf("load plants into %s: %w", s.kind, err)
+		}
+	}
+	if s.kind == "postgres" {
+		if _, err := s.db.ExecContext(ctx, "VACUUM ANALYZE plants"); err != nil {
+			return fmt.Errorf("vacuum: %w", err)
+		}
+	}
+	return nil
+}
