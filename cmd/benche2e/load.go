@@ -14,13 +14,27 @@ import (
 const openLoopWorkers = 2000
 
 // httpLoad loads the service at base with the cell's requests for the
-// warm-up and the window, and measures the requests that end in the window.
-// Without a rate it is a closed loop: one worker per connection, each sending
-// its next request when the previous answer is read. With a rate it is an
-// open loop: requests leave on schedule whatever the service answers, so
-// that a stalled service shows in the latencies instead of slowing the load.
-// vegeta adds an X-Vegeta-Seq header to every request.
-func (b *bench) httpLoad(ctx context.Context, base string, c *cell) (*sample, error) {
+// warm-up and the window, and measures the requests that end in the window:
+// a closed loop by wrk (wrkLoad) at fixed concurrency, an open loop by
+// vegeta at a rate.
+func (b *bench) httpLoad(ctx context.Context, base string, c *cell, servicePID int) (*sample, error) {
+	if c.rate == 0 {
+		return b.wrkLoad(ctx, base, c, servicePID)
+	}
+	cpu := probeCPU(ctx, b.o.warmup, b.o.duration, servicePID, 0)
+	s, err := b.vegetaLoad(ctx, base, c)
+	if err == nil {
+		s.cpu = <-cpu
+	}
+	return s, err
+}
+
+// vegetaLoad is the open loop of a cell: requests leave on schedule whatever
+// the service answers, so that a stalled service shows in the latencies
+// instead of slowing the load (no coordinated omission). Without a rate it
+// is a closed loop, one worker per connection, which tests use. vegeta adds
+// an X-Vegeta-Seq header to every request.
+func (b *bench) vegetaLoad(ctx context.Context, base string, c *cell) (*sample, error) {
 	header := http.Header{"Authorization": {"Bearer " + b.token}, "Content-Type": {"application/json"}}
 	targeter := func(t *vegeta.Target) error {
 		path, body := c.sc.request(c.sc.id(b.o.preload, c.ids))

@@ -12,12 +12,13 @@ import (
 
 // sample is what one cell measured in its window.
 type sample struct {
-	completed int             // operations that ended inside the window
-	failed    int             // of which non-2xx (HTTP), errors or no row changed
-	window    time.Duration   // length of the measured window
-	latencies []time.Duration // one per completed operation that has one
-	rss       int64           // the service's peak resident set in bytes; 0 when none ran
-	cpu       cpuTimes        // CPU spent in the window
+	completed int                       // operations that ended inside the window
+	failed    int                       // of which non-2xx (HTTP), errors or no row changed
+	window    time.Duration             // length of the measured window
+	latencies []time.Duration           // one per completed operation that has one
+	quantiles map[float64]time.Duration // or only some quantiles (wrk's)
+	rss       int64                     // the service's peak resident set in bytes; 0 when none ran
+	cpu       cpuTimes                  // CPU spent in the window
 }
 
 // window is the measured interval of a cell: what ends inside counts.
@@ -39,7 +40,7 @@ func (s *sample) rate() float64 { return float64(s.completed) / s.window.Seconds
 // finished (nearest rank).
 func (s *sample) percentile(q float64) time.Duration {
 	if len(s.latencies) == 0 {
-		return 0
+		return s.quantiles[q]
 	}
 	if !slices.IsSorted(s.latencies) {
 		slices.Sort(s.latencies)

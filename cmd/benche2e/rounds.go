@@ -109,13 +109,12 @@ func (b *bench) serve(ctx context.Context, c *cell) (*sample, error) {
 	if err != nil {
 		return nil, err
 	}
-	cpu := probeCPU(ctx, o.warmup, o.duration, svc.cmd.Process.Pid, 0)
 	var profiled <-chan error
 	if o.profileDir != "" {
 		name := fmt.Sprintf("%s-%s-%s-c%d-%d.pprof", c.store.kind, c.sc.name, c.load, c.conns, time.Now().Unix())
 		profiled = svc.profile(filepath.Join(o.profileDir, strings.NewReplacer(" ", "-", "/", "").Replace(name)), o.warmup, o.duration)
 	}
-	s, err := b.httpLoad(ctx, "http://"+svc.api, c)
+	s, err := b.httpLoad(ctx, "http://"+svc.api, c, svc.cmd.Process.Pid)
 	if profiled != nil {
 		if err := <-profiled; err != nil {
 			progress("no profile: %v", err)
@@ -123,7 +122,6 @@ func (b *bench) serve(ctx context.Context, c *cell) (*sample, error) {
 	}
 	if err == nil {
 		s.rss, err = svc.peakRSS()
-		s.cpu = <-cpu
 	}
 	if stopErr := svc.stop(); err == nil {
 		err = stopErr

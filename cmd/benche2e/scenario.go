@@ -35,6 +35,9 @@ type scenario struct {
 	consumes bool
 	method   string
 	request  func(id int64) (path string, body []byte)
+	// lua is the body of wrk's request(): the same request in Lua, with
+	// rows the preloaded plants and take() the next id of the cell's range.
+	lua string
 	// pgbench is one transaction of the reference, run with -D rows=N.
 	pgbench string
 	// sql is the loop's statement, ? standing for the id; a write runs in a
@@ -52,6 +55,9 @@ var scenarios = []scenario{{
 	pgbench: `\set id random(4611686018427387904, 9223372036854775806)
 INSERT INTO plants (id, name, tag, created_by, created_at) VALUES (:id, 'Monstera deliciosa', 'indoor', 'bench', now()) ON CONFLICT (id) DO NOTHING;
 `,
+	// 5 and 18 random digits: an id from 5·10^18 up, above 2^62.
+	lua: `  local id = "5" .. string.format("%09d%09d", math.random(0, 999999999), math.random(0, 999999999))
+  return wrk.format("POST", "/plants", nil, '{"id":' .. id .. ',"name":"Monstera deliciosa","tag":"indoor"}')`,
 	sql: `INSERT INTO plants (id, name, tag, created_by, created_at)
 VALUES (?, 'Monstera deliciosa', 'indoor', 'bench', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) ON CONFLICT (id) DO NOTHING`,
 	write: true,
@@ -59,6 +65,7 @@ VALUES (?, 'Monstera deliciosa', 'indoor', 'bench', strftime('%Y-%m-%dT%H:%M:%fZ
 	name: "get", conns: 64, method: "GET",
 	id:      func(rows int64, _ *idRange) int64 { return 1 + rand.Int64N(rows) },
 	request: func(id int64) (string, []byte) { return fmt.Sprintf("/plants/%d", id), nil },
+	lua:     `  return wrk.format("GET", "/plants/" .. math.random(1, rows))`,
 	pgbench: `\set id random(1, :rows)
 SELECT name, tag FROM plants WHERE id = :id;
 `,
@@ -70,6 +77,7 @@ SELECT name, tag FROM plants WHERE id = :id;
 	request: func(after int64) (string, []byte) {
 		return fmt.Sprintf("/plants?limit=%d&after=%d", listLimit, after), nil
 	},
+	lua: fmt.Sprintf(`  return wrk.format("GET", "/plants?limit=%[1]d&after=" .. math.random(0, rows - %[1]d))`, listLimit),
 	pgbench: fmt.Sprintf(`\set after random(0, :rows - %[1]d)
 SELECT id, name, tag FROM plants WHERE id > :after ORDER BY id LIMIT %[1]d;
 `, listLimit),
@@ -85,6 +93,7 @@ SELECT id, name, tag FROM plants WHERE id > :after ORDER BY id LIMIT %[1]d;
 	name: "delete", conns: 64, method: "DELETE", consumes: true,
 	id:      func(_ int64, r *idRange) int64 { return r.take() },
 	request: func(id int64) (string, []byte) { return fmt.Sprintf("/plants/%d", id), nil },
+	lua:     `  return wrk.format("DELETE", "/plants/" .. take())`,
 	pgbench: `DELETE FROM plants WHERE id = (SELECT nextval('bench_delete'));
 `,
 	sql:   `DELETE FROM plants WHERE id = ?`,
