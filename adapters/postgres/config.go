@@ -14,9 +14,11 @@ const (
 	// commit to reach disk; more split the waiting creates into smaller
 	// batches, which cost the server more per row (docs/performance.md).
 	DefaultWriters = 2
-	// DefaultReaders is how many gathered point reads run at once, each one
-	// query on its own connection for every id waiting (docs/performance.md).
-	DefaultReaders = 4
+	// DefaultReaders is how many gathered reads run at once, each one query
+	// on its own connection for every read waiting. Two gave the most point
+	// reads per second on two cores (1, 2 and 4 measured, docs/performance.md):
+	// fewer, bigger queries cost the server less per read.
+	DefaultReaders = 2
 	// DefaultMaxOpenConns leaves room beside the writers and the readers
 	// for lists, readiness
 	// pings, re-reads after a lost race and the row-by-row fallback; more
@@ -58,7 +60,8 @@ type Config struct {
 	ConnectTimeout time.Duration
 	// Batch tunes group commit. Writers defaults to DefaultWriters here.
 	Batch groupcommit.Config
-	// Readers is how many gathered point reads run at once (DefaultReaders).
+	// Readers is how many gathered point reads, and as many gathered lists,
+	// run at once (DefaultReaders).
 	Readers int
 	// Logger receives what the store keeps from its callers: driver error
 	// details behind ErrUnavailable and faults. Nil discards them.

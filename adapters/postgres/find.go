@@ -12,6 +12,10 @@ import (
 	"github.com/plantstore/plantstore/domain"
 )
 
+// maxListsPerQuery bounds the lists gathered into one query: a list may
+// return up to a thousand rows.
+const maxListsPerQuery = 16
+
 // findPlants reads many plants by id in one round trip. Point reads waiting
 // at the same time are gathered into one such query, as writes are into one
 // batch: a query costs the server far more than a row, so a gathered read
@@ -54,7 +58,7 @@ func (s *Store) findBatch(ctx context.Context, ids []domain.ID) []groupcommit.Re
 			out[i] = groupcommit.Result[found]{Err: failed}
 		}
 	}
-	s.metrics.observeReads(len(ids), time.Since(start))
+	s.metrics.observeReads("find", len(ids), time.Since(start))
 	return out
 }
 

@@ -1,68 +1,137 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
 
-	"github.com/jmoiron/sqlx"
-
+	"github.com/plantstore/plantstore/adapters/internal/groupcommit"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
 
-// The keyset queries of a page: a range scan of the primary key, or of
-// plants_tag_id with a tag, from an inclusive lower bound, in id order.
+// The pages of many lists in one query, as point reads are gathered: each
+// list is numbered n and gives its inclusive lower bound and limit (and its
+// tag); the lateral subquery is the keyset query of one page, a range scan
+// of the primary key, or of plants_tag_id with a tag. A query costs the
+// server far more than the rows of a page, so lists waiting at the same time
+// share one.
 const (
-	listPlants       = `SELECT id, name, tag FROM plants WHERE id >= $1 ORDER BY id LIMIT $2`
-	listTaggedPlants = `SELECT id, name, tag FROM plants WHERE tag = $1 AND id >= $2 ORDER BY id LIMIT $3`
+	listPages = `
+SELECT q.n, p.id, p.name, p.tag
+FROM unnest($1::bigint[], $2::int[]) WITH ORDINALITY AS q (from_id, lim, n)
+CROSS JOIN LATERAL (
+    SELECT id, name, tag FROM plants WHERE id >= q.from_id ORDER BY id LIMIT q.lim
+) AS p`
+	listTaggedPages = `
+SELECT q.n, p.id, p.name, p.tag
+FROM unnest($1::bigint[], $2::int[], $3::text[]) WITH ORDINALITY AS q (from_id, lim, tag, n)
+CROSS JOIN LATERAL (
+    SELECT id, name, tag FROM plants WHERE tag = q.tag AND id >= q.from_id ORDER BY id LIMIT q.lim
+) AS p`
 )
 
 // ListPlants returns at most q.Limit plants that match q, in ascending id
 // order. It reads committed rows only: every acknowledged create is there.
 func (s *Store) ListPlants(ctx context.Context, q application.ListQuery) ([]domain.Plant, error) {
-	from, ok := q.From()
-	if !ok {
+	if _, ok := q.From(); !ok {
 		return nil, nil
 	}
+	plants, err := s.lists.Submit(ctx, q)
+	switch {
+	case err == nil:
+		return plants, nil
+	case errors.Is(err, groupcommit.ErrClosed):
+		return nil, fmt.Errorf("store: %w (closed)", application.ErrUnavailable)
+	case errors.Is(err, context.Canceled):
+		return nil, fmt.Errorf("store: %w", context.Canceled)
+	case errors.Is(err, context.DeadlineExceeded):
+		return nil, fmt.Errorf("store: %w: %w", application.ErrUnavailable, context.DeadlineExceeded)
+	}
+	return nil, err // already mapped by listBatch
+}
+
+// listBatch is the list batcher's flush function: one query for the lists
+// without a tag, one for those with one.
+func (s *Store) listBatch(ctx context.Context, qs []application.ListQuery) []groupcommit.Result[[]domain.Plant] {
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
-	query, args := listPlants, []any{int64(from), q.Limit}
-	if q.Tag.IsSet() {
-		query, args = listTaggedPlants, []any{q.Tag.String(), int64(from), q.Limit}
+	out := make([]groupcommit.Result[[]domain.Plant], len(qs))
+	var plain, tagged []int
+	for i, q := range qs {
+		if q.Tag.IsSet() {
+			tagged = append(tagged, i)
+		} else {
+			plain = append(plain, i)
+		}
+	}
+	for _, group := range [][]int{plain, tagged} {
+		if len(group) == 0 {
+			continue
+		}
+		if err := s.listGroup(ctx, qs, group, out); err != nil {
+			failed := s.fail("list", err)
+			for _, i := range group {
+				out[i] = groupcommit.Result[[]domain.Plant]{Err: failed}
+			}
+		}
+	}
+	s.metrics.observeReads("list", len(qs), time.Since(start))
+	return out
+}
+
+// listGroup runs the query of the lists qs[group], all tagged or none, and
+// sets their pages in out.
+func (s *Store) listGroup(ctx context.Context, qs []application.ListQuery, group []int, out []groupcommit.Result[[]domain.Plant]) error {
+	froms, limits := make([]int64, len(group)), make([]int64, len(group))
+	tags := make([]string, len(group))
+	for k, i := range group {
+		from, _ := qs[i].From()
+		froms[k], limits[k], tags[k] = int64(from), int64(qs[i].Limit), qs[i].Tag.String()
+		out[i].Value = make([]domain.Plant, 0, qs[i].Limit)
+	}
+	query, args := listPages, []any{bigintArray(froms), bigintArray(limits)}
+	if qs[group[0]].Tag.IsSet() {
+		query, args = listTaggedPages, append(args, textArray(tags, nil))
 	}
 	stmt, err := s.stmts.get(ctx, s.db, query)
 	if err != nil {
-		return nil, s.fail("list", err)
+		return err
 	}
 	rows, err := stmt.QueryxContext(ctx, args...)
 	if err != nil {
-		return nil, s.fail("list", err)
+		return err
 	}
-	plants, err := s.scanPlants(rows, q.Limit)
-	if err != nil {
-		return nil, s.fail("list", err)
-	}
-	return plants, nil
-}
-
-// scanPlants reads rows of (id, name, tag) into plants and closes rows. A
-// row that breaks the plant rules fails the whole read.
-func (s *Store) scanPlants(rows *sqlx.Rows, capacity int) ([]domain.Plant, error) {
 	defer rows.Close()
-	plants := make([]domain.Plant, 0, capacity)
 	for rows.Next() {
 		var (
-			id        int64
+			n, id     int64
 			name, tag sql.NullString
 		)
-		if err := rows.Scan(&id, &name, &tag); err != nil {
-			return nil, err
+		if err := rows.Scan(&n, &id, &name, &tag); err != nil {
+			return err
+		}
+		if n < 1 || int(n) > len(group) {
+			return fmt.Errorf("list answered for list %d of %d", n, len(group))
 		}
 		p, err := s.restorePlant(id, name, tag)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		plants = append(plants, p)
+		i := group[n-1]
+		out[i].Value = append(out[i].Value, p)
 	}
-	return plants, rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	// The rows come list by list in id order; SQL does not promise it.
+	for _, i := range group {
+		slices.SortFunc(out[i].Value, func(a, b domain.Plant) int { return cmp.Compare(a.ID(), b.ID()) })
+	}
+	return nil
 }

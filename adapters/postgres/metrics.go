@@ -16,8 +16,8 @@ type metrics struct {
 	batchDuration prometheus.Histogram
 	batchSize     prometheus.Histogram
 	queued        prometheus.GaugeFunc
-	readDuration  prometheus.Histogram
-	readSize      prometheus.Histogram
+	readDuration  *prometheus.HistogramVec
+	readSize      *prometheus.HistogramVec
 }
 
 func newMetrics(db *sql.DB, queued func() int) *metrics {
@@ -43,24 +43,24 @@ func newMetrics(db *sql.DB, queued func() int) *metrics {
 			Help:        "Writes (creates and deletes) waiting to join a batch; a growing queue means commits lag behind clients.",
 			ConstLabels: labels,
 		}, func() float64 { return float64(queued()) }),
-		readDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+		readDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:        "plantstore_store_read_batch_duration_seconds",
-			Help:        "Time of one gathered point read: one query for every read waiting.",
+			Help:        "Time of one gathered read query, by read: find (point reads) or list (pages).",
 			ConstLabels: labels,
 			Buckets:     prometheus.ExponentialBuckets(0.0001, 2, 16),
-		}),
-		readSize: prometheus.NewHistogram(prometheus.HistogramOpts{
+		}, []string{"read"}),
+		readSize: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:        "plantstore_store_read_batch_size",
-			Help:        "Point reads answered by one query.",
+			Help:        "Reads answered by one gathered query, by read: find (point reads) or list (pages).",
 			ConstLabels: labels,
 			Buckets:     prometheus.ExponentialBuckets(1, 2, 9),
-		}),
+		}, []string{"read"}),
 	}
 }
 
-func (m *metrics) observeReads(size int, took time.Duration) {
-	m.readSize.Observe(float64(size))
-	m.readDuration.Observe(took.Seconds())
+func (m *metrics) observeReads(read string, size int, took time.Duration) {
+	m.readSize.WithLabelValues(read).Observe(float64(size))
+	m.readDuration.WithLabelValues(read).Observe(took.Seconds())
 }
 
 func (m *metrics) observeBatch(size int, took time.Duration) {

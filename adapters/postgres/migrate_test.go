@@ -136,8 +136,8 @@ func TestListQueriesUseTheirIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	for query, args := range map[string][]any{
-		listPlants:       {0, 10},
-		listTaggedPlants: {"fern", 0, 10},
+		listPages:       {"{0,5}", "{10,10}"},
+		listTaggedPages: {"{0,5}", "{10,10}", `{"fern","moss"}`},
 	} {
 		var plan []string
 		if err := conn.SelectContext(ctx, &plan, "EXPLAIN (COSTS OFF) "+query, args...); err != nil {
@@ -145,7 +145,7 @@ func TestListQueriesUseTheirIndex(t *testing.T) {
 		}
 		text := strings.Join(plan, "\n")
 		want := "Index Scan using plants_pkey"
-		if query == listTaggedPlants {
+		if query == listTaggedPages {
 			want = "Index Scan using plants_tag_id"
 		}
 		if !strings.Contains(text, want) || strings.Contains(text, "Sort") {

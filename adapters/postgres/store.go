@@ -26,6 +26,7 @@ type Store struct {
 	metrics *metrics
 	batcher *groupcommit.Batcher[write, outcome]
 	reads   *groupcommit.Batcher[domain.ID, found]
+	lists   *groupcommit.Batcher[application.ListQuery, []domain.Plant]
 
 	closeOnce sync.Once
 	closeErr  error
@@ -63,6 +64,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	s.batcher = groupcommit.New(cfg.Batch, s.flush)
 	s.reads = groupcommit.New(groupcommit.Config{MaxBatch: cfg.Batch.MaxBatch, Writers: cfg.Readers}, s.findBatch)
+	s.lists = groupcommit.New(groupcommit.Config{MaxBatch: maxListsPerQuery, Writers: cfg.Readers}, s.listBatch)
 	return s, nil
 }
 
@@ -87,6 +89,7 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.batcher.Close()
 		s.reads.Close()
+		s.lists.Close()
 		s.stmts.close()
 		s.closeErr = s.db.Close()
 	})
