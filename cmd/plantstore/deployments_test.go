@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/plantstore/plantstore/cmd/plantstore/internal/settings"
 )
 
 // repoRoot is the repository root, seen from this package's directory.
@@ -41,13 +43,8 @@ const (
 // --- the settings table ---
 
 // settingFor finds the setting an environment variable sets.
-func settingFor(env string) (setting, bool) {
-	for _, s := range settings {
-		if s.env() == env {
-			return s, true
-		}
-	}
-	return setting{}, false
+func settingFor(env string) (*settings.Setting, bool) {
+	return new(config).settings().Lookup(env)
 }
 
 // checkVariable fails t unless a PLANTSTORE_* variable is a real setting and,
@@ -64,7 +61,7 @@ func checkVariable(t *testing.T, where, name string, value *string) {
 		return
 	}
 	if value != nil {
-		if err := s.parse(&Config{}, *value); err != nil {
+		if err := s.Parse(*value); err != nil {
 			t.Errorf("%s: %s=%q is refused by serve: %v", where, name, *value, err)
 		}
 	}
@@ -81,7 +78,7 @@ func effective(t *testing.T, vars map[string]string, env string) string {
 	if !ok {
 		t.Fatalf("%s is not a setting", env)
 	}
-	return s.def
+	return s.Default
 }
 
 // effectiveDuration is effective for a duration setting.

@@ -29,7 +29,7 @@ type devSetup struct {
 
 // prepareDev points cfg at the development secret, creating it on first use,
 // and mints a token for it.
-func prepareDev(cfg *Config) (*devSetup, error) {
+func prepareDev(cfg *config) (*devSetup, error) {
 	if _, err := os.Stat(devSecretPath); errors.Is(err, fs.ErrNotExist) {
 		if err := writeDevSecret(devSecretPath); err != nil {
 			return nil, fmt.Errorf("development secret: %w", err)
@@ -39,14 +39,14 @@ func prepareDev(cfg *Config) (*devSetup, error) {
 	if err != nil {
 		return nil, fmt.Errorf("development secret: %w", err)
 	}
-	cfg.JWTSecretFile = devSecretPath
+	cfg.Auth.SecretFile = devSecretPath
 	var scopes []string
-	for _, scope := range []string{cfg.ReadScope, cfg.WriteScope} {
+	for _, scope := range []string{cfg.Scopes.Read, cfg.Scopes.Write} {
 		if scope != "" {
 			scopes = append(scopes, scope)
 		}
 	}
-	tok, err := jwtauth.MintHS256(secret, "dev", scopes, devTokenTTL, cfg.JWTIssuer, cfg.JWTAudience)
+	tok, err := jwtauth.MintHS256(secret, "dev", scopes, devTokenTTL, cfg.Auth.Issuer, cfg.Auth.Audience)
 	if err != nil {
 		return nil, err
 	}

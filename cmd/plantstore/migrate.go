@@ -15,7 +15,7 @@ func migrate(ctx context.Context, args []string, getenv func(string) (string, bo
 	if err != nil {
 		return err
 	}
-	cfg.Migrate = false // applied below, once, with the caller's context
+	cfg.Store.Migrate = false // applied below, once, with the caller's context
 	app := fx.New(
 		coreModule(cfg, stdout),
 		storeModule(cfg),

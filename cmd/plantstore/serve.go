@@ -21,8 +21,8 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 	}
 	gcPercent := setGCPercent(getenv)
 	var dev *devSetup
-	if !cfg.hasKey() {
-		if !cfg.Dev {
+	if !cfg.Auth.hasKey() {
+		if !cfg.Core.Dev {
 			return errors.New("no token key configured: set PLANTSTORE_JWT_SECRET_FILE, PLANTSTORE_JWT_PUBLIC_KEY_FILE or PLANTSTORE_JWKS_URL, or run `plantstore serve --dev` for development")
 		}
 		if dev, err = prepareDev(cfg); err != nil {
@@ -37,7 +37,7 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 	if err := app.Err(); err != nil {
 		return startError(err)
 	}
-	log.Info("starting", append([]any{"version", buildVersion(), "gogc", gcPercent}, cfg.logAttrs()...)...)
+	log.Info("starting", append([]any{"version", buildVersion(), "gogc", gcPercent}, cfg.Core.startUpLine...)...)
 	if err := app.Start(ctx); err != nil {
 		return startError(err)
 	}
@@ -45,8 +45,8 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		dev.announce(stderr, ls.API)
 	}
 	<-ctx.Done()
-	log.Info("shutting down", "grace_period", cfg.ShutdownTimeout.String())
-	stopCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout+10e9)
+	log.Info("shutting down", "grace_period", cfg.HTTP.ShutdownTimeout.String())
+	stopCtx, cancel := context.WithTimeout(context.Background(), cfg.HTTP.ShutdownTimeout+10e9)
 	defer cancel()
 	if err := app.Stop(stopCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/fx"
+
+	"github.com/plantstore/plantstore/adapters/admin"
+)
+
+// adminSettings are the admin listener's: health, readiness and metrics.
+type adminSettings struct {
+	Addr      address `flag:"admin-addr" default:"127.0.0.1:9090" help:"admin listener address (/healthz, /readyz, /metrics)"`
+	Profiling bool    `flag:"profiling" default:"false" help:"serve Go runtime profiles at /debug/pprof/ on the admin listener"`
+}
+
+// adminModule runs health checks and metrics on the admin listener.
+var adminModule = fx.Module("admin",
+	fx.Provide(
+		fx.Private,
+		func(p admin.Pinger, g prometheus.Gatherer, s *adminSettings) *admin.Handler {
+			return admin.New(p, g, s.Profiling)
+		},
+	),
+	fx.Invoke(func(lc fx.Lifecycle, s *adminSettings, hs *httpSettings, h *admin.Handler, ls *Listeners, log *slog.Logger) {
+		srv := newServer(hs, h, log)
+		hook := serverHook("admin", string(s.Addr), srv, &ls.Admin, hs.ShutdownTimeout, log)
+		stop := hook.OnStop
+		hook.OnStop = func(ctx context.Context) error {
+			h.Drain()
+			return stop(ctx)
+		}
+		lc.Append(hook)
+	}),
+)

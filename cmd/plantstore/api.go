@@ -1,0 +1,31 @@
+package main
+
+import (
+	"log/slog"
+
+	"go.uber.org/fx"
+
+	"github.com/plantstore/plantstore/adapters/httpapi"
+	"github.com/plantstore/plantstore/docs"
+)
+
+// apiSettings are the API listener's.
+type apiSettings struct {
+	Addr         address  `flag:"addr" default:":8080" help:"API listener address"`
+	MaxBodyBytes byteSize `flag:"max-body-bytes" default:"65536" help:"request body limit in bytes"`
+}
+
+// apiModule runs the HTTP API on its own listener. The adapter takes its use
+// cases and verifier through httpapi.Deps, filled by type.
+var apiModule = fx.Module("httpapi",
+	fx.Provide(
+		fx.Private,
+		func(s *apiSettings, deps httpapi.Deps) (*httpapi.API, error) {
+			return httpapi.New(httpapi.Config{MaxBodyBytes: int64(s.MaxBodyBytes), OpenAPI: docs.OpenAPI}, deps)
+		},
+	),
+	fx.Invoke(func(lc fx.Lifecycle, s *apiSettings, hs *httpSettings, api *httpapi.API, ls *Listeners, log *slog.Logger) {
+		srv := newServer(hs, api, log)
+		lc.Append(serverHook("API", string(s.Addr), srv, &ls.API, hs.ShutdownTimeout, log))
+	}),
+)

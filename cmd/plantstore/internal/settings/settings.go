@@ -1,0 +1,156 @@
+// Package settings binds typed settings structs to command-line flags and
+// environment variables. Each module of the service declares its settings
+// as a struct whose fields carry a tag; a Set of those structs is the one
+// definition that flags, variables, --help, the masked start-up line and the
+// deployment tests all read, so a new setting is one field in the module
+// that uses it.
+//
+// A field takes part when it has a flag tag:
+//
+//	Addr string `flag:"addr" default:":8080" help:"API listener address"`
+//
+// Its variable is the Set's prefix and the flag in capitals, - becoming _
+// (PLANTSTORE_ADDR). Other tags: default (parsed like any value; absent
+// means none), secret ("url": mask a URL's password; "true": mask the whole
+// value), empty:"off" (a variable set to "" sets the empty value, turning a
+// check off, where for other settings it counts as unset), and
+// check:"positive" or check:"nonnegative" for numbers and durations.
+// Fields are strings, bools, ints, durations, comma-separated []string, or
+// any type whose pointer implements encoding.TextUnmarshaler, whose error
+// says what a value must be.
+package settings
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+)
+
+// Set is the settings of a command: fields of structs bound to flags and
+// variables.
+type Set struct {
+	prefix string
+	fields []*Setting
+}
+
+// New binds the tagged fields of each struct (given by pointer) under
+// prefix. A malformed tag or a default that does not parse is a programming
+// error: it panics.
+func New(prefix string, structs ...any) *Set {
+	s := &Set{prefix: prefix}
+	for _, p := range structs {
+		v := reflect.ValueOf(p)
+		if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+			panic(fmt.Sprintf("settings: %T is not a pointer to a struct", p))
+		}
+		s.bind(v.Elem())
+	}
+	return s
+}
+
+func (s *Set) bind(v reflect.Value) {
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, ok := f.Tag.Lookup("flag")
+		if !ok {
+			continue
+		}
+		st := &Setting{
+			Flag:     name,
+			Env:      s.prefix + strings.ToUpper(strings.ReplaceAll(name, "-", "_")),
+			Default:  f.Tag.Get("default"),
+			Help:     f.Tag.Get("help"),
+			secret:   f.Tag.Get("secret"),
+			emptyOff: f.Tag.Get("empty") == "off",
+			check:    f.Tag.Get("check"),
+			value:    v.Field(i),
+		}
+		if _, dup := s.Lookup(st.Env); dup {
+			panic("settings: " + st.Env + " is bound twice")
+		}
+		if err := st.parse(st.Default); st.Default != "" && err != nil {
+			panic(fmt.Sprintf("settings: default of %s: %v", st.Env, err))
+		}
+		s.fields = append(s.fields, st)
+	}
+}
+
+// Settings returns every setting, in the order the structs declare them.
+func (s *Set) Settings() []*Setting { return s.fields }
+
+// Lookup finds the setting a variable sets.
+func (s *Set) Lookup(env string) (*Setting, bool) {
+	for _, st := range s.fields {
+		if st.Env == env {
+			return st, true
+		}
+	}
+	return nil, false
+}
+
+// Load sets every field to its default, then to its variable, then to its
+// flag in args: a flag wins. The first bad value is the error, one line that
+// names the setting. With --help, the usage goes to usage and the error is
+// flag.ErrHelp.
+func (s *Set) Load(command string, args []string, getenv func(string) (string, bool), usage io.Writer) error {
+	for _, st := range s.fields {
+		st.value.SetZero()
+		st.given = ""
+		if st.Default != "" {
+			_ = st.set(st.Default)
+		}
+	}
+	for _, st := range s.fields {
+		if v, ok := getenv(st.Env); ok && (v != "" || st.emptyOff) {
+			if err := st.set(v); err != nil {
+				return fmt.Errorf("%s=%q: %w", st.Env, st.Masked(v), err)
+			}
+		}
+	}
+	fs := flag.NewFlagSet(command, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are returned as one line, not with the usage
+	fs.Usage = func() {}
+	for _, st := range s.fields {
+		if st.value.Kind() == reflect.Bool {
+			fs.BoolFunc(st.Flag, st.Help, st.set) // works without a value, as --dev
+		} else {
+			fs.Func(st.Flag, st.Help, st.set)
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			s.Usage(usage, command)
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+// Usage writes the help of a command that takes every setting.
+func (s *Set) Usage(w io.Writer, command string) {
+	fmt.Fprintf(w, "Usage: plantstore %s [flags]\n\nEvery flag can also be set by its environment variable; a flag wins.\n\n", command)
+	for _, st := range s.fields {
+		def := st.Default
+		if def == "" {
+			def = "none"
+		}
+		fmt.Fprintf(w, "  --%s  (%s, default %s)\n      %s\n", st.Flag, st.Env, def, st.Help)
+	}
+}
+
+// LogAttrs is every setting's value as given, secrets masked, as attributes
+// of a log line.
+func (s *Set) LogAttrs() []any {
+	attrs := make([]any, 0, 2*len(s.fields))
+	for _, st := range s.fields {
+		attrs = append(attrs, st.Env, st.Masked(st.given))
+	}
+	return attrs
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"go.uber.org/fx"
+)
+
+// httpSettings are the limits of both HTTP servers, the API's and the
+// admin listener's, and the grace period of their shutdown.
+type httpSettings struct {
+	ReadHeaderTimeout time.Duration `flag:"read-header-timeout" default:"5s" help:"time a client has to send the request headers"`
+	ReadTimeout       time.Duration `flag:"read-timeout" default:"15s" help:"time a client has to send the whole request"`
+	WriteTimeout      time.Duration `flag:"write-timeout" default:"30s" help:"time to write a response, from the end of the request headers"`
+	IdleTimeout       time.Duration `flag:"idle-timeout" default:"60s" help:"how long an idle keep-alive connection stays open"`
+	MaxHeaderBytes    int           `flag:"max-header-bytes" default:"1048576" check:"positive" help:"largest request header block in bytes"`
+	ShutdownTimeout   time.Duration `flag:"shutdown-timeout" default:"15s" help:"grace period for in-flight requests on SIGTERM/SIGINT"`
+}
+
+// Listeners records the addresses the service listens on, once started.
+type Listeners struct {
+	API, Admin net.Addr
+}
+
+// newServer applies the configured limits to an HTTP server.
+func newServer(s *httpSettings, h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: s.ReadHeaderTimeout,
+		ReadTimeout:       s.ReadTimeout,
+		WriteTimeout:      s.WriteTimeout,
+		IdleTimeout:       s.IdleTimeout,
+		MaxHeaderBytes:    s.MaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}
+
+// serverHook listens on start, so a taken port fails start-up, and shuts
+// down gracefully on stop: no new connections, in-flight requests finish
+// within the grace period, after which the remaining connections are closed.
+func serverHook(name, addr string, srv *http.Server, bound *net.Addr, grace time.Duration, log *slog.Logger) fx.Hook {
+	return fx.Hook{
+		OnStart: func(context.Context) error {
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return fmt.Errorf("%s listener on %s: %w", name, addr, errors.Unwrap(err))
+			}
+			*bound = ln.Addr()
+			log.Info("listening", "listener", strings.ToLower(name), "addr", ln.Addr().String())
+			go func() {
+				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+					log.Error("listener failed", "listener", strings.ToLower(name), "error", err.Error())
+				}
+			}()
+			return nil
+		},
+		OnStop: func(ctx context.Context) error {
+			ctx, cancel := context.WithTimeout(ctx, grace)
+			defer cancel()
+			if err := srv.Shutdown(ctx); err != nil {
+				log.Warn("grace period over, closing connections", "listener", strings.ToLower(name), "error", err.Error())
+				return srv.Close()
+			}
+			return nil
+		},
+	}
+}

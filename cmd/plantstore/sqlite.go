@@ -1,0 +1,26 @@
+package main
+
+import (
+	"context"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/fx"
+
+	"github.com/plantstore/plantstore/adapters/sqlite"
+)
+
+var sqliteModule = fx.Module("sqlite",
+	fx.Provide(fx.Annotate(openSQLite, storePorts...)),
+)
+
+func openSQLite(lc fx.Lifecycle, s *storeSettings, reg prometheus.Registerer) (*sqlite.Store, error) {
+	c := sqlite.Config{Path: s.DatabaseURL.sqlitePath()}
+	c.Batch.MaxBatch = s.BatchMaxSize
+	c.Batch.MaxWait = s.BatchMaxWait
+	st, err := sqlite.Open(context.Background(), c)
+	if err != nil {
+		return nil, err
+	}
+	lc.Append(fx.StopHook(st.Close))
+	return st, prepareStore(st, s, st.RegisterMetrics, reg)
+}

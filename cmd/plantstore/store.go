@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/fx"
+
+	"github.com/plantstore/plantstore/adapters/admin"
+	"github.com/plantstore/plantstore/application"
+)
+
+// storeSettings are every store's: which one, whether serve migrates it,
+// and how writes are batched.
+type storeSettings struct {
+	DatabaseURL  databaseURL   `flag:"database-url" default:"sqlite:plantstore.db" secret:"url" help:"the store: sqlite:PATH (embedded) or postgres://... / postgresql://..."`
+	Migrate      bool          `flag:"migrate" default:"true" help:"apply schema migrations when serve starts"`
+	BatchMaxSize int           `flag:"batch-max-size" default:"256" check:"positive" help:"most writes (creates and deletes) gathered into one statement and commit"`
+	BatchMaxWait time.Duration `flag:"batch-max-wait" default:"200us" check:"nonnegative" help:"longest a write waits for others to share its commit (0: only those already queued)"`
+}
+
+// databaseURL selects the store by its scheme.
+type databaseURL string
+
+func (u *databaseURL) UnmarshalText(b []byte) error {
+	v := string(b)
+	switch {
+	case strings.HasPrefix(v, "sqlite:"):
+		if strings.TrimPrefix(v, "sqlite:") == "" {
+			return errors.New("sqlite: needs a file path, as sqlite:plantstore.db")
+		}
+	case strings.HasPrefix(v, "postgres://"), strings.HasPrefix(v, "postgresql://"):
+		if _, err := url.Parse(v); err != nil {
+			return errors.New("not a valid URL")
+		}
+	default:
+		return errors.New("must start with sqlite:, postgres:// or postgresql://")
+	}
+	*u = databaseURL(v)
+	return nil
+}
+
+// sqlitePath is the file of a sqlite: URL, or "" for another store.
+func (u databaseURL) sqlitePath() string {
+	path, _ := strings.CutPrefix(string(u), "sqlite:")
+	if path == string(u) {
+		return ""
+	}
+	return path
+}
+
+// migrator applies a store's schema migrations.
+type migrator interface {
+	Migrate(ctx context.Context) error
+}
+
+// storeModule picks the store adapter from the database URL's scheme.
+func storeModule(c *config) fx.Option {
+	if c.Store.DatabaseURL.sqlitePath() != "" {
+		return sqliteModule
+	}
+	return postgresModule
+}
+
+// storePorts binds a store adapter to every port it serves.
+var storePorts = []fx.Annotation{
+	fx.As(new(application.PlantInserter)),
+	fx.As(new(application.PlantFinder)),
+	fx.As(new(application.PlantLister)),
+	fx.As(new(application.PlantDeleter)),
+	fx.As(new(admin.Pinger)),
+	fx.As(new(migrator)),
+}
+
+// prepareStore registers a store's metrics and, unless turned off, applies
+// its migrations before the service takes traffic.
+func prepareStore(m migrator, s *storeSettings, register func(prometheus.Registerer) error, reg prometheus.Registerer) error {
+	if err := register(reg); err != nil {
+		return err
+	}
+	if s.Migrate {
+		return m.Migrate(context.Background())
+	}
+	return nil
+}

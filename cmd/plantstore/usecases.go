@@ -1,0 +1,26 @@
+package main
+
+import (
+	"go.uber.org/fx"
+
+	"github.com/plantstore/plantstore/adapters/httpapi"
+	"github.com/plantstore/plantstore/application"
+)
+
+// scopeSettings are the scopes the use cases require.
+type scopeSettings struct {
+	Write string `flag:"required-scope" default:"plants:write" empty:"off" help:"scope a create or a delete needs; empty turns the check off"`
+	Read  string `flag:"read-scope" default:"plants:read" empty:"off" help:"scope a read or a list needs; empty turns the check off"`
+}
+
+// useCaseModule provides the application's use cases, each bound to the
+// port its inbound adapter declares: one line per use case.
+var useCaseModule = fx.Module("application",
+	fx.Provide(
+		func(s *scopeSettings) application.Scopes { return application.Scopes{Read: s.Read, Write: s.Write} },
+		fx.Annotate(application.NewCreatePlant, fx.As(new(httpapi.PlantCreator))),
+		fx.Annotate(application.NewGetPlant, fx.As(new(httpapi.PlantGetter))),
+		fx.Annotate(application.NewListPlants, fx.As(new(httpapi.PlantLister))),
+		fx.Annotate(application.NewDeletePlant, fx.As(new(httpapi.PlantDeleter))),
+	),
+)
