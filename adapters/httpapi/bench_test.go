@@ -14,3 +14,21 @@ func BenchmarkDecodeNewPlant(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAppendJSONString is the quoting of the strings an answer holds:
+// a plant's name, an error message, and text that needs escapes.
+func BenchmarkAppendJSONString(b *testing.B) {
+	for _, s := range []struct{ name, text string }{
+		{"name", "Monstera deliciosa"},
+		{"message", "name: must not be empty; tag: must be at most 64 characters"},
+		{"escapes", "a \"quoted\" C:\\path\nand\ta \x01 🌵"},
+	} {
+		buf := make([]byte, 0, 256)
+		b.Run(s.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				buf = appendJSONString(buf[:0], s.text)
+			}
+		})
+	}
+}

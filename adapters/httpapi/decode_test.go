@@ -46,7 +46,8 @@ func TestDecodeAcceptsValidPlants(t *testing.T) {
 }
 
 func TestDecodeRefusesMalformedBodies(t *testing.T) {
-	deep := strings.Repeat("[", 40) + strings.Repeat("]", 40)
+	// jsontext allows 10,000 levels of nesting; the object itself is one.
+	deep := strings.Repeat("[", 10000) + strings.Repeat("]", 10000)
 	tests := map[string]string{
 		"empty":                 ``,
 		"white space only":      "  \n",
@@ -76,6 +77,10 @@ func TestDecodeRefusesMalformedBodies(t *testing.T) {
 		"too deep":              `{"id":1,"name":"a","x":` + deep + `}`,
 		"bad literal":           `{"id":1,"name":"a","tag":nul}`,
 		"comment":               `{"id":1,/*c*/"name":"a"}`,
+		"lone surrogate":        `{"id":1,"name":"\ud800"}`,
+		"lone low surrogate":    `{"id":1,"name":"a","tag":"\udc00"}`,
+		"surrogate then letter": `{"id":1,"name":"\ud800\u0041"}`,
+		"lone surrogate in key": `{"id":1,"name":"a","\ud800":1}`,
 	}
 	for name, body := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -107,12 +112,12 @@ func TestDecodeNamesTheOffendingField(t *testing.T) {
 		{"name control", `{"id":1,"name":"a\u0007"}`, "name: must not contain control characters"},
 		{"name DEL", `{"id":1,"name":"a\u007f"}`, "name: must not contain control characters"},
 		{"name too long", `{"id":1,"name":"` + strings.Repeat("é", 201) + `"}`, "name: must be at most 200 characters"},
-		{"lone surrogate", `{"id":1,"name":"\ud800"}`, "name: must be valid Unicode text (lone surrogate escape)"},
 		{"tag empty", `{"id":1,"name":"a","tag":""}`, "tag: must not be empty"},
 		{"tag number", `{"id":1,"name":"a","tag":1}`, "tag: must be a string or null"},
 		{"tag too long", `{"id":1,"name":"a","tag":"` + strings.Repeat("x", 65) + `"}`, "tag: must be at most 64 characters"},
 		{"unknown field", `{"id":1,"name":"a","color":"green"}`, "color: unknown field"},
 		{"case matters", `{"id":1,"Name":"a"}`, "Name: unknown field; name: is required"},
+		{"nesting in an unknown field", `{"id":1,"name":"a","x":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}`, "x: unknown field"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -191,4 +196,20 @@ func FuzzDecodeNewPlant(f *testing.F) {
 			t.Fatalf("tag: got %q, encoding/json %v", got, v.Tag)
 		}
 	})
+}
+
+// Decoding targets are recycled: nothing of one body may show in the next.
+func TestDecodeForgetsThePreviousBody(t *testing.T) {
+	for range 3 {
+		if _, err := decodeNewPlant([]byte(`{"id":1,"name":"a","tag":"x","color":"green"}`)); err == nil {
+			t.Fatal("an unknown field was accepted")
+		}
+		np, err := decodeNewPlant([]byte(`{"name":"b","id":2}`))
+		if err != nil || np.ID != 2 || np.Name.String() != "b" || np.Tag.IsSet() {
+			t.Fatalf("got %+v, %v, want plant 2 named b without a tag", np, err)
+		}
+		if _, err := decodeNewPlant([]byte(`{"name":"c"}`)); err == nil || err.Error() != "id: is required" {
+			t.Fatalf("got %v, want only id: is required", err)
+		}
+	}
 }

@@ -3,7 +3,8 @@ package httpapi
 import (
 	"net/http"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/plantstore/plantstore/domain"
 )
@@ -45,49 +46,14 @@ func appendPlantList(buf []byte, plants []domain.Plant) []byte {
 	return append(buf, ']')
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as a JSON string. Text is kept as is, only the
-// characters JSON requires are escaped; invalid UTF-8 becomes U+FFFD.
+// appendJSONString appends s as a JSON string. Text is kept as is: only what
+// JSON requires is escaped (quote, backslash, control characters), not HTML
+// characters or U+2028, which a JSON reader does not need. Invalid UTF-8
+// becomes U+FFFD; the error that reports it is dropped, since the answer is
+// still correct JSON.
 func appendJSONString(buf []byte, s string) []byte {
-	buf = append(buf, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				buf = append(buf, s[start:i]...)
-				buf = append(buf, `\ufffd`...)
-				i += size
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		buf = append(buf, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			buf = append(buf, '\\', c)
-		case '\n':
-			buf = append(buf, '\\', 'n')
-		case '\r':
-			buf = append(buf, '\\', 'r')
-		case '\t':
-			buf = append(buf, '\\', 't')
-		default:
-			buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-		start = i
-	}
-	buf = append(buf, s[start:]...)
-	return append(buf, '"')
+	buf, _ = jsontext.AppendQuote(buf, s)
+	return buf
 }
 
 // writeJSON sends body with the JSON content type and an exact length.

@@ -25,7 +25,8 @@ func manyKeys(n int) string {
 }
 
 // Objects with more than a handful of keys switch to a set to find
-// duplicates; a duplicate must still be found there, in any spelling.
+// duplicates (jsontext: past 64 names); a duplicate must still be found
+// there, in any spelling.
 func TestDecodeRefusesDuplicatesAmongManyKeys(t *testing.T) {
 	tests := map[string]string{
 		"unknown key at top level":      `{"id":1,"name":"a",` + manyKeys(100) + `,"k50":0}`,
@@ -34,6 +35,7 @@ func TestDecodeRefusesDuplicatesAmongManyKeys(t *testing.T) {
 		"first key repeated last":       `{"k0":0,` + manyKeys(100)[len(`"k0":0,`):] + `,"id":1,"name":"a","k0":0}`,
 		"nested key":                    `{"id":1,"name":"a","x":{` + manyKeys(100) + `,"k99":0}}`,
 		"nested key right after switch": `{"id":1,"name":"a","x":{` + manyKeys(17) + `,"k16":0}}`,
+		"right after jsontext's switch": `{"id":1,"name":"a","x":{` + manyKeys(66) + `,"k65":0}}`,
 	}
 	for name, body := range tests {
 		t.Run(name, func(t *testing.T) {
