@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
@@ -52,6 +53,7 @@ type API struct {
 	maxBodyBytes int64
 	openAPI      []byte
 	reference    *referencePage
+	draining     atomic.Bool
 }
 
 // New builds the API from its settings and dependencies.
@@ -112,6 +114,11 @@ func route[UC comparable](add func(string, http.HandlerFunc), pattern string, uc
 		add(pattern, h)
 	}
 }
+
+// Drain makes every later response ask the client to close its connection
+// (Connection: close), so that clients reconnect, to other replicas once the
+// load balancers have noticed, while this one still answers.
+func (a *API) Drain() { a.draining.Store(true) }
 
 // ServeHTTP serves one request.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.router.ServeHTTP(w, r) }

@@ -64,6 +64,10 @@ func (a *API) observe(next http.Handler) http.Handler {
 			info.id = a.ids.new()
 		}
 		w.Header()[requestIDKey] = []string{info.id}
+		if a.draining.Load() {
+			// net/http closes the connection after a response that says so.
+			w.Header()["Connection"] = closeConnection
+		}
 		rw := &recordingWriter{ResponseWriter: w}
 		r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
 
@@ -83,6 +87,8 @@ func (a *API) observe(next http.Handler) http.Handler {
 		next.ServeHTTP(rw, r)
 	})
 }
+
+var closeConnection = []string{"close"}
 
 // errPanic is an unexpected fault; classify maps it to 50001.
 var errPanic = panicError{}

@@ -245,4 +245,3 @@ func keepsAcknowledgedPlants(t *testing.T, h Harness) {
 		mustFind(t, other, plant(t, int64(p.ID()), "replaced?", nil), p)
 	}
 }
-

@@ -24,7 +24,8 @@ var adminModule = fx.Module("admin",
 			return admin.New(p, g, s.Profiling)
 		},
 	),
-	fx.Invoke(func(lc fx.Lifecycle, s *adminSettings, hs *httpSettings, h *admin.Handler, ls *Listeners, log *slog.Logger) {
+	fx.Invoke(func(lc fx.Lifecycle, s *adminSettings, hs *httpSettings, h *admin.Handler, ls *Listeners, d *drain, log *slog.Logger) {
+		d.onDrain(h.Drain)
 		srv := newServer(hs, h, log)
 		hook := serverHook("admin", string(s.Addr), srv, &ls.Admin, hs.ShutdownTimeout, log)
 		stop := hook.OnStop

@@ -24,7 +24,8 @@ var apiModule = fx.Module("httpapi",
 			return httpapi.New(httpapi.Config{MaxBodyBytes: int64(s.MaxBodyBytes), OpenAPI: docs.OpenAPI}, deps)
 		},
 	),
-	fx.Invoke(func(lc fx.Lifecycle, s *apiSettings, hs *httpSettings, api *httpapi.API, ls *Listeners, log *slog.Logger) {
+	fx.Invoke(func(lc fx.Lifecycle, s *apiSettings, hs *httpSettings, api *httpapi.API, ls *Listeners, d *drain, log *slog.Logger) {
+		d.onDrain(api.Drain)
 		srv := newServer(hs, api, log)
 		lc.Append(serverHook("API", string(s.Addr), srv, &ls.API, hs.ShutdownTimeout, log))
 	}),

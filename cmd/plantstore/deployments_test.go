@@ -518,10 +518,19 @@ func TestDeployKubernetesShutdownFitsGracePeriod(t *testing.T) {
 	if ps := c.Lifecycle.PreStop; ps != nil && ps.Sleep != nil {
 		preStop = time.Duration(ps.Sleep.Seconds) * time.Second
 	}
+	delay := effectiveDuration(t, c.vars(), "PLANTSTORE_SHUTDOWN_DELAY")
 	shutdown := effectiveDuration(t, c.vars(), "PLANTSTORE_SHUTDOWN_TIMEOUT")
-	if grace <= preStop+shutdown {
-		t.Errorf("terminationGracePeriodSeconds (%s) must exceed the preStop sleep (%s) plus PLANTSTORE_SHUTDOWN_TIMEOUT (%s), or in-flight requests are killed",
-			grace, preStop, shutdown)
+	// Endpoint removal reaches load balancers a few seconds after SIGTERM;
+	// without a delay the listener would close under traffic still routed
+	// to the pod.
+	if delay < 5*time.Second {
+		t.Errorf("PLANTSTORE_SHUTDOWN_DELAY (%s) must outlast the endpoint update, at least 5s", delay)
+	}
+	// The store closes after the drain: leave it a few seconds.
+	const closeStore = 5 * time.Second
+	if need := preStop + delay + shutdown + closeStore; grace < need {
+		t.Errorf("terminationGracePeriodSeconds (%s) must cover the preStop sleep (%s), PLANTSTORE_SHUTDOWN_DELAY (%s), PLANTSTORE_SHUTDOWN_TIMEOUT (%s) and %s to close the store, or in-flight requests are killed",
+			grace, preStop, delay, shutdown, closeStore)
 	}
 }
 
@@ -780,8 +789,9 @@ func TestDeployCompose(t *testing.T) {
 	if err != nil {
 		t.Fatalf("stop_grace_period %q: %v", serve.StopGracePeriod, err)
 	}
-	if shutdown := effectiveDuration(t, vars, "PLANTSTORE_SHUTDOWN_TIMEOUT"); grace <= shutdown {
-		t.Errorf("stop_grace_period (%s) must exceed PLANTSTORE_SHUTDOWN_TIMEOUT (%s)", grace, shutdown)
+	delay, shutdown := effectiveDuration(t, vars, "PLANTSTORE_SHUTDOWN_DELAY"), effectiveDuration(t, vars, "PLANTSTORE_SHUTDOWN_TIMEOUT")
+	if grace <= delay+shutdown {
+		t.Errorf("stop_grace_period (%s) must exceed PLANTSTORE_SHUTDOWN_DELAY (%s) plus PLANTSTORE_SHUTDOWN_TIMEOUT (%s)", grace, delay, shutdown)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strconv"
+	"time"
 
 	"go.uber.org/dig"
 	"go.uber.org/fx"
@@ -31,9 +32,12 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 	}
 	logOut := newBufferedLog(stdout)
 	defer logOut.Close() // after the last line, "stopped"
-	var log *slog.Logger
-	var ls *Listeners
-	app := newApp(cfg, logOut, fx.Populate(&log, &ls))
+	var (
+		log *slog.Logger
+		ls  *Listeners
+		d   *drain
+	)
+	app := newApp(cfg, logOut, fx.Populate(&log, &ls, &d))
 	if err := app.Err(); err != nil {
 		return startError(err)
 	}
@@ -45,7 +49,11 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		dev.announce(stderr, ls.API)
 	}
 	<-ctx.Done()
-	log.Info("shutting down", "grace_period", cfg.HTTP.ShutdownTimeout.String())
+	// Readiness fails at once; the API answers on, asking every client to
+	// reconnect, until load balancers have stopped sending traffic here.
+	d.begin()
+	log.Info("shutting down", "delay", cfg.HTTP.ShutdownDelay.String(), "grace_period", cfg.HTTP.ShutdownTimeout.String())
+	time.Sleep(cfg.HTTP.ShutdownDelay)
 	stopCtx, cancel := context.WithTimeout(context.Background(), cfg.HTTP.ShutdownTimeout+10e9)
 	defer cancel()
 	if err := app.Stop(stopCtx); err != nil {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/fx"
@@ -22,6 +23,36 @@ type httpSettings struct {
 	IdleTimeout       time.Duration `flag:"idle-timeout" default:"60s" help:"how long an idle keep-alive connection stays open"`
 	MaxHeaderBytes    int           `flag:"max-header-bytes" default:"1048576" check:"positive" help:"largest request header block in bytes"`
 	ShutdownTimeout   time.Duration `flag:"shutdown-timeout" default:"15s" help:"grace period for in-flight requests on SIGTERM/SIGINT"`
+	ShutdownDelay     time.Duration `flag:"shutdown-delay" default:"0s" check:"nonnegative" help:"how long the API keeps answering after SIGTERM/SIGINT, with Connection: close, before it stops accepting"`
+}
+
+// drain is what a stop signal sets off before the app stops: readiness
+// fails and the API asks every client to reconnect, while load balancers
+// take the replica out of rotation. Modules register what they change.
+type drain struct {
+	mu    sync.Mutex
+	steps []func()
+	begun bool
+}
+
+// onDrain registers f to run when the drain begins.
+func (d *drain) onDrain(f func()) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.steps = append(d.steps, f)
+}
+
+// begin runs every registered step, once.
+func (d *drain) begin() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.begun {
+		return
+	}
+	d.begun = true
+	for _, f := range d.steps {
+		f()
+	}
 }
 
 // Listeners records the addresses the service listens on, once started.
