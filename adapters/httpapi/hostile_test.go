@@ -1,9 +1,11 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -200,4 +202,31 @@ func errorBody(t *testing.T, w *httptest.ResponseRecorder) (code int32, message 
 		t.Fatalf("status %d with Content-Type %q", w.Code, ct)
 	}
 	return e.Error, e.Message
+}
+
+// The access line names the path asked for, escaped, without the query
+// string, and cut at 256 bytes, never inside an escape.
+func TestAccessLineNamesThePathSafely(t *testing.T) {
+	long := "/" + strings.Repeat("a", 300)
+	escapes := "/" + strings.Repeat("a", 253) + "%00b"
+	tests := map[string]string{
+		"/nope?token=secret":             "/nope",
+		"/plants/%31":                    "/plants/%31",
+		"/plants%00x":                    "/plants%00x",
+		"/caf%C3%A9/%22quoted%22":        "/caf%C3%A9/%22quoted%22",
+		"/a%0d%0aforged":                 "/a%0d%0aforged",
+		long:                             long[:256],
+		escapes:                          escapes[:254],
+		"/" + strings.Repeat("%FF", 100): "/" + strings.Repeat("%FF", 85),
+	}
+	for target, want := range tests {
+		var out bytes.Buffer
+		api := newTestAPI(t, seededStore(t), DefaultMaxBodyBytes)
+		api.deps.Log = slog.New(slog.NewJSONHandler(&out, nil))
+		api.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, target, nil))
+		var line struct{ Path string }
+		if err := json.Unmarshal(out.Bytes(), &line); err != nil || line.Path != want {
+			t.Errorf("GET %.40s: path %q in %s; want %q", target, line.Path, out.String(), want)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -90,6 +91,25 @@ func (a *API) observe(next http.Handler) http.Handler {
 
 var closeConnection = []string{"close"}
 
+// maxLoggedPath bounds the path an access line repeats.
+const maxLoggedPath = 256
+
+// logPath is the request's path as the access line shows it: escaped, so
+// that no byte a client sent can break the line or fake another, without
+// the query string, which may carry what does not belong in logs, and cut at
+// maxLoggedPath bytes, never inside an escape.
+func logPath(r *http.Request) string {
+	p := r.URL.EscapedPath()
+	if len(p) <= maxLoggedPath {
+		return p
+	}
+	cut := maxLoggedPath
+	if i := strings.LastIndexByte(p[cut-2:cut], '%'); i >= 0 {
+		cut -= 2 - i
+	}
+	return p[:cut]
+}
+
 // errPanic is an unexpected fault; classify maps it to 50001.
 var errPanic = panicError{}
 
@@ -120,6 +140,7 @@ func (a *API) finish(r *http.Request, rw *recordingWriter, info *requestInfo, st
 	a.deps.Log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 		slog.String("method", r.Method),
 		slog.String("route", route),
+		slog.String("path", logPath(r)),
 		slog.Int("status", rw.status),
 		slog.Duration("duration", elapsed),
 		slog.Int("bytes", rw.bytes),

@@ -211,7 +211,7 @@ func TestAccessLogCarriesRequestIDAndSubjectButNoToken(t *testing.T) {
 	if line == nil {
 		t.Fatalf("no access line with the request id in:\n%s", s.logs.String())
 	}
-	for k, want := range map[string]any{"method": "POST", "route": "/plants", "status": float64(200), "subject": "gardener-7"} {
+	for k, want := range map[string]any{"method": "POST", "route": "/plants", "path": "/plants", "status": float64(200), "subject": "gardener-7"} {
 		if line[k] != want {
 			t.Errorf("access line %s = %v, want %v", k, line[k], want)
 		}
