@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"runtime/debug"
-	"strconv"
 	"time"
 
 	"go.uber.org/dig"
@@ -20,7 +18,7 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 	if err != nil {
 		return err
 	}
-	gcPercent := setGCPercent(getenv)
+	gcPercent, memLimit := setGCPercent(getenv), setMemoryLimit(getenv)
 	var dev *devSetup
 	if !cfg.Auth.hasKey() {
 		if !cfg.Core.Dev {
@@ -41,7 +39,7 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 	if err := app.Err(); err != nil {
 		return startError(err)
 	}
-	log.Info("starting", append([]any{"version", buildVersion(), "gogc", gcPercent}, cfg.Core.startUpLine...)...)
+	log.Info("starting", append([]any{"version", buildVersion(), "gogc", gcPercent, "gomemlimit", memLimit}, cfg.Core.startUpLine...)...)
 	if err := app.Start(ctx); err != nil {
 		return startError(err)
 	}
@@ -61,24 +59,6 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 	}
 	log.Info("stopped")
 	return nil
-}
-
-// defaultGCPercent is the service's garbage collection target. Its live heap
-// is a few MiB and a create allocates about 5 KiB, so Go's default of 100
-// collects dozens of times a second under load; 400 spends about 12 MiB more
-// memory for an eighth of the collections (docs/performance.md).
-// GOMEMLIMIT, when set, still makes the collector work harder near the limit.
-const defaultGCPercent = 400
-
-// setGCPercent applies defaultGCPercent unless GOGC is set in the
-// environment, which the runtime has already applied, and returns the
-// percent in effect as GOGC spells it.
-func setGCPercent(getenv func(string) (string, bool)) string {
-	if v, ok := getenv("GOGC"); ok {
-		return v
-	}
-	debug.SetGCPercent(defaultGCPercent)
-	return strconv.Itoa(defaultGCPercent)
 }
 
 // startError reduces fx's wrapped start-up error to its cause: one line.
