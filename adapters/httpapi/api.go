@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -98,12 +99,18 @@ func (a *API) routes() *chi.Mux {
 		}
 		a.writeError(w, r, errMethodNotAllowed)
 	})
+	// Every GET route answers HEAD too: the same checks and headers, and
+	// net/http leaves the body out.
+	get := func(pattern string, h http.HandlerFunc) {
+		r.Get(pattern, h)
+		r.Head(pattern, h)
+	}
 	route(r.Post, "/plants", a.deps.Create, a.createPlant)
-	route(r.Get, "/plants", a.deps.List, a.listPlants)
-	route(r.Get, "/plants/{id}", a.deps.Get, a.getPlant)
+	route(get, "/plants", a.deps.List, a.listPlants)
+	route(get, "/plants/{id}", a.deps.Get, a.getPlant)
 	route(r.Delete, "/plants/{id}", a.deps.Delete, a.deletePlant)
-	r.Get("/openapi.yaml", a.serveOpenAPI)
-	a.referenceRoutes(r)
+	get("/openapi.yaml", a.serveOpenAPI)
+	a.referenceRoutes(get)
 	return r
 }
 
@@ -125,6 +132,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.router.Serve
 
 func (a *API) serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/yaml")
+	w.Header().Set("Content-Length", strconv.Itoa(len(a.openAPI)))
 	_, _ = w.Write(a.openAPI)
 }
 

@@ -152,13 +152,13 @@ func TestUnknownMethodsAnswerByRoute(t *testing.T) {
 		{"FOO", "/nope", 404, ""},
 		{"BREW", "/", 404, ""},
 		{"PATCH", "/nope", 404, ""},
-		{"FOO", "/plants", 405, "GET, POST"},
-		{"PATCH", "/plants", 405, "GET, POST"},
-		{"OPTIONS", "/plants", 405, "GET, POST"},
-		{"PUT", "/plants/7", 405, "GET, DELETE"},
-		{"FOO", "/plants/7", 405, "GET, DELETE"},
-		{"FOO", "/openapi.yaml", 405, "GET"},
-		{"POST", "/openapi.yaml", 405, "GET"},
+		{"FOO", "/plants", 405, "GET, HEAD, POST"},
+		{"PATCH", "/plants", 405, "GET, HEAD, POST"},
+		{"OPTIONS", "/plants", 405, "GET, HEAD, POST"},
+		{"PUT", "/plants/7", 405, "GET, HEAD, DELETE"},
+		{"FOO", "/plants/7", 405, "GET, HEAD, DELETE"},
+		{"FOO", "/openapi.yaml", 405, "GET, HEAD"},
+		{"POST", "/openapi.yaml", 405, "GET, HEAD"},
 	}
 	for _, tt := range tests {
 		w := serve(api, tt.method, tt.path, "")

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/swaggest/swgui/v5/static"
 )
 
@@ -95,19 +94,19 @@ func buildReference() (*referencePage, error) {
 	return p, nil
 }
 
-// referenceRoutes adds GET /docs and one GET route per asset, so that any
+// referenceRoutes adds GET (and HEAD) /docs and one route per asset, so that any
 // other path under /docs is the router's 404 like every unknown path, and
 // the access log and metrics name each file.
-func (a *API) referenceRoutes(r chi.Router) {
+func (a *API) referenceRoutes(get func(string, http.HandlerFunc)) {
 	p := a.reference
-	r.Get("/docs", func(w http.ResponseWriter, _ *http.Request) {
+	get("/docs", func(w http.ResponseWriter, _ *http.Request) {
 		setReferenceHeaders(w.Header(), "text/html; charset=utf-8", "no-cache")
 		w.Header().Set("Content-Length", strconv.Itoa(len(p.html)))
 		_, _ = w.Write(p.html)
 	})
 	for i := range p.assets {
 		asset := &p.assets[i]
-		r.Get("/docs/"+asset.name, func(w http.ResponseWriter, r *http.Request) {
+		get("/docs/"+asset.name, func(w http.ResponseWriter, r *http.Request) {
 			a.serveAsset(w, r, asset, r.URL.Query().Get("v") == p.version)
 		})
 	}

@@ -126,7 +126,7 @@ func TestReferenceAssets(t *testing.T) {
 }
 
 // Paths under /docs that are not the page's files are unknown routes, and
-// the page's routes answer other methods, HEAD included, as every GET route
+// the page's routes answer HEAD as GET and other methods as every GET route
 // does.
 func TestReferenceUnknownPathsAndMethods(t *testing.T) {
 	api := newTestAPI(t, seededStore(t), DefaultMaxBodyBytes)
@@ -138,9 +138,14 @@ func TestReferenceUnknownPathsAndMethods(t *testing.T) {
 		}
 	}
 	for _, path := range []string{"/docs", "/docs/reference.js", "/openapi.yaml"} {
-		for _, method := range []string{http.MethodHead, http.MethodPost, http.MethodDelete} {
+		get, head := fetchReference(api, http.MethodGet, path, nil), fetchReference(api, http.MethodHead, path, nil)
+		if head.Code != 200 || head.Header().Get("Content-Type") != get.Header().Get("Content-Type") ||
+			head.Header().Get("Content-Length") != get.Header().Get("Content-Length") {
+			t.Errorf("HEAD %s: %d %v; want GET's headers %v", path, head.Code, head.Header(), get.Header())
+		}
+		for _, method := range []string{http.MethodPost, http.MethodDelete} {
 			rec := fetchReference(api, method, path, nil)
-			if rec.Code != 405 || rec.Header().Get("Allow") != "GET" || !strings.HasPrefix(rec.Body.String(), `{"error":40501,`) {
+			if rec.Code != 405 || rec.Header().Get("Allow") != "GET, HEAD" || !strings.HasPrefix(rec.Body.String(), `{"error":40501,`) {
 				t.Errorf("%s %s: %d Allow %q %s", method, path, rec.Code, rec.Header().Get("Allow"), rec.Body)
 			}
 		}

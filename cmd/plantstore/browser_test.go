@@ -59,7 +59,7 @@ func TestReferencePageInABrowser(t *testing.T) {
 	// It reached the service with the token and the parameter typed in the
 	// page, and the plant is stored: the same content replays, other content
 	// conflicts.
-	created := regexp.MustCompile(`"route":"/plants","status":200,[^\n]*"request_id":"reference-page-create","subject":"alice"`)
+	created := regexp.MustCompile(`"route":"/plants","path":"/plants","status":200,[^\n]*"request_id":"reference-page-create","subject":"alice"`)
 	if !created.MatchString(s.logs.String()) {
 		t.Errorf("no access line of the page's create in:\n%s", s.logs.String())
 	}
