@@ -1,0 +1,58 @@
+package application
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/plantstore/plantstore/domain"
+)
+
+// Event announces a new plant to one receiver. A create that stores a plant
+// yields one event per configured receiver, committed with the plant.
+type Event struct {
+	// ID is unique per event and receiver and the same on every attempt:
+	// receivers use it to drop a repeated delivery (webhook-id).
+	ID string
+	// URL is the receiver.
+	URL string
+	// Plant is the plant as it was created; deleting it later does not
+	// withdraw the event.
+	Plant domain.Plant
+	// CreatedAt is when the event was committed, with its plant.
+	CreatedAt time.Time
+	// Attempts is how many attempts were made before this one.
+	Attempts int
+	// Claim identifies the store's claim on the event for this attempt;
+	// settling the attempt presents it again. Opaque to all but the store.
+	Claim string
+}
+
+// EventSender delivers one event to its receiver. Implementations are safe
+// for concurrent use.
+type EventSender interface {
+	// Send posts e to e.URL and returns nil when the receiver answered 2xx
+	// in time, else a *DeliveryError saying why not. It never follows a
+	// redirect. ctx bounds the attempt.
+	Send(ctx context.Context, e Event) error
+}
+
+// ErrDelivery is the root of every failed attempt; test with errors.Is.
+var ErrDelivery = errors.New("delivery failed")
+
+// DeliveryError says why an attempt failed. It matches ErrDelivery.
+type DeliveryError struct {
+	// Outcome is a short stable word for metrics: "status" (an answer other
+	// than 2xx), "redirect" (a 3xx, not followed), "timeout", "refused"
+	// (no connection), or "error".
+	Outcome string
+	// Status is the receiver's HTTP status, when it answered.
+	Status int
+	// Detail is for the logs and the operator's view of failed events.
+	Detail string
+}
+
+func (e *DeliveryError) Error() string { return "delivery failed: " + e.Detail }
+
+// Unwrap makes every DeliveryError match ErrDelivery.
+func (e *DeliveryError) Unwrap() error { return ErrDelivery }
