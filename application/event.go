@@ -21,6 +21,9 @@ type Event struct {
 	Plant domain.Plant
 	// CreatedAt is when the event was committed, with its plant.
 	CreatedAt time.Time
+	// RetryFrom starts the window in which attempts are retried: the
+	// event's creation, or the operator's last redelivery of it.
+	RetryFrom time.Time
 	// Attempts is how many attempts were made before this one.
 	Attempts int
 	// Claim identifies the store's claim on the event for this attempt;

@@ -20,11 +20,16 @@ type Store struct {
 	mu     sync.RWMutex
 	plants map[domain.ID]application.Record
 	fault  func() error
+	outbox outbox
 }
 
-// New returns an empty store.
-func New() *Store {
-	return &Store{plants: make(map[domain.ID]application.Record)}
+// New returns an empty store. Every plant a create stores is announced to
+// each of receivers, through the store's outbox.
+func New(receivers ...string) *Store {
+	return &Store{
+		plants: make(map[domain.ID]application.Record),
+		outbox: outbox{receivers: receivers, events: map[string]*event{}, committed: make(chan struct{}, 1)},
+	}
 }
 
 // Inject makes every later call run fault first and fail with its error
@@ -68,6 +73,7 @@ func (s *Store) InsertIfAbsent(ctx context.Context, rec application.Record) (dom
 		return stored.Plant, false, nil
 	}
 	s.plants[rec.Plant.ID()] = rec
+	s.outbox.add(rec)
 	return rec.Plant, true, nil
 }
 

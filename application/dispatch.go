@@ -1,0 +1,212 @@
+package application
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// DispatchConfig tunes the dispatcher. Zero fields take the defaults below.
+type DispatchConfig struct {
+	Concurrency int           // attempts in flight at most (16)
+	Timeout     time.Duration // bound of one attempt (10s)
+	Lease       time.Duration // claim of one attempt; longer than Timeout (60s)
+	MaxAge      time.Duration // after this long without delivery an event fails (72h)
+	RetryMin    time.Duration // first back-off (1s), doubling per attempt
+	RetryMax    time.Duration // longest back-off (1h)
+	Poll        time.Duration // look for due events this often without a signal (1s)
+}
+
+func (c DispatchConfig) withDefaults() DispatchConfig {
+	def := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = 16
+	}
+	def(&c.Timeout, 10*time.Second)
+	def(&c.Lease, 60*time.Second)
+	def(&c.MaxAge, 72*time.Hour)
+	def(&c.RetryMin, time.Second)
+	def(&c.RetryMax, time.Hour)
+	def(&c.Poll, time.Second)
+	c.Lease = max(c.Lease, 2*c.Timeout)
+	return c
+}
+
+// Dispatcher is the use case that announces new plants: it claims due
+// events from the outbox, sends each to its receiver, and settles the
+// attempts. Delivery is at least once: an event leaves the outbox only after
+// its receiver answered 2xx, so a crash between the answer and the
+// settlement sends it again.
+type Dispatcher struct {
+	source   EventSource
+	sender   EventSender
+	clock    Clock
+	observer DispatchObserver
+	log      *slog.Logger
+	cfg      DispatchConfig
+
+	abortOnce sync.Once
+	abort     chan struct{} // closed by Abort
+}
+
+// NewDispatcher returns the dispatcher; Run starts it.
+func NewDispatcher(source EventSource, sender EventSender, clock Clock, observer DispatchObserver, log *slog.Logger, cfg DispatchConfig) *Dispatcher {
+	return &Dispatcher{source: source, sender: sender, clock: clock, observer: observer, log: log,
+		cfg: cfg.withDefaults(), abort: make(chan struct{})}
+}
+
+// Abort cuts the attempts in flight short, for a stop whose grace period
+// is over: they are settled as failed attempts and retried later.
+func (d *Dispatcher) Abort() { d.abortOnce.Do(func() { close(d.abort) }) }
+
+// Run dispatches until ctx ends, then stops claiming, lets the attempts in
+// flight finish within their timeout (or until Abort), settles them, and
+// returns.
+func (d *Dispatcher) Run(ctx context.Context) {
+	settled := make(chan Settlement, d.cfg.Concurrency)
+	settler := make(chan struct{})
+	go func() { defer close(settler); d.settle(settled) }()
+
+	// Attempts outlive ctx by their own timeout, so that a stop does not cut
+	// a delivery that is about to succeed; Abort cuts them.
+	attempts, cancelAttempts := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelAttempts()
+	go func() {
+		select {
+		case <-d.abort:
+			cancelAttempts()
+		case <-attempts.Done():
+		}
+	}()
+	slots := make(chan struct{}, d.cfg.Concurrency)
+	freed := make(chan struct{}, 1)
+	var inFlight sync.WaitGroup
+	poll := time.NewTimer(0)
+	defer poll.Stop()
+	for {
+		free := cap(slots) - len(slots)
+		var slotFreed <-chan struct{} // waited for only when every slot is busy
+		if free == 0 {
+			slotFreed = freed
+		}
+		if free > 0 && ctx.Err() == nil {
+			events, err := d.source.ClaimDue(ctx, d.clock.Now(), d.cfg.Lease, free)
+			if err != nil && ctx.Err() == nil {
+				d.log.Warn("webhook events could not be claimed", "error", err.Error())
+			}
+			for _, e := range events {
+				slots <- struct{}{}
+				inFlight.Go(func() {
+					settled <- d.attempt(attempts, e)
+					<-slots
+					select {
+					case freed <- struct{}{}:
+					default:
+					}
+				})
+			}
+			if len(events) == free {
+				continue // more may be due
+			}
+		}
+		poll.Reset(d.cfg.Poll)
+		select {
+		case <-ctx.Done():
+			inFlight.Wait()
+			close(settled)
+			<-settler
+			return
+		case <-d.source.Committed():
+		case <-slotFreed:
+		case <-poll.C:
+		}
+	}
+}
+
+// attempt sends e once and says what to do with it.
+func (d *Dispatcher) attempt(ctx context.Context, e Event) Settlement {
+	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
+	defer cancel()
+	err := d.sender.Send(ctx, e)
+	now := d.clock.Now()
+	s := Settlement{ID: e.ID, Claim: e.Claim}
+	if err == nil {
+		s.Delivered = true
+		d.observer.Attempted("delivered", now.Sub(e.CreatedAt))
+		return s
+	}
+	outcome := "error"
+	var de *DeliveryError
+	if errors.As(err, &de) {
+		outcome = de.Outcome
+	}
+	d.observer.Attempted(outcome, 0)
+	s.Error = err.Error()
+	s.RetryAt = now.Add(d.backoff(e.Attempts + 1))
+	if s.RetryAt.Sub(e.RetryFrom) > d.cfg.MaxAge {
+		s.Failed = true
+		d.observer.GaveUp()
+		d.log.Error("webhook event failed: no delivery within its maximum age", "event", e.ID, "url", e.URL,
+			"plant", int64(e.Plant.ID()), "attempts", e.Attempts+1, "error", s.Error)
+	}
+	return s
+}
+
+// backoff is the wait after the nth failed attempt: RetryMin doubling per
+// attempt up to RetryMax, of which a random half, so that the events of a
+// receiver that was down do not all come back at the same instant.
+func (d *Dispatcher) backoff(n int) time.Duration {
+	wait := d.cfg.RetryMax
+	if n < 40 {
+		wait = min(d.cfg.RetryMax, d.cfg.RetryMin<<(n-1))
+	}
+	return wait/2 + rand.N(wait/2+1)
+}
+
+// settleEvery bounds how long an outcome waits to share a commit with
+// others: settlements are written in batches, as creates are.
+const (
+	settleEvery = 20 * time.Millisecond
+	settleBatch = 256
+)
+
+// settle writes settlements in batches until in is closed and drained.
+func (d *Dispatcher) settle(in <-chan Settlement) {
+	batch := make([]Settlement, 0, settleBatch)
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), d.cfg.Timeout)
+		defer cancel()
+		// An outcome that cannot be written leaves its event claimed: it is
+		// attempted again when the lease ends.
+		if err := d.source.Settle(ctx, batch); err != nil {
+			d.log.Warn("webhook attempts could not be settled; they will be retried", "events", len(batch), "error", err.Error())
+		}
+		batch = batch[:0]
+	}
+	tick := time.NewTicker(settleEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case s, ok := <-in:
+			if !ok {
+				flush()
+				return
+			}
+			if batch = append(batch, s); len(batch) == settleBatch {
+				flush()
+			}
+		case <-tick.C:
+			flush()
+		}
+	}
+}
