@@ -134,3 +134,25 @@ func (s *Store) Redeliver(ctx context.Context, now time.Time, ids []string) (int
 	}
 	return n, nil
 }
+
+// OutboxStats reports the pending events, the oldest one's commit and the
+// failed events.
+func (s *Store) OutboxStats(ctx context.Context) (pending int, oldest time.Time, failed int, err error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.begin(ctx); err != nil {
+		return 0, time.Time{}, 0, err
+	}
+	for _, e := range s.outbox.events {
+		switch {
+		case e.failed:
+			failed++
+		default:
+			pending++
+			if oldest.IsZero() || e.CreatedAt.Before(oldest) {
+				oldest = e.CreatedAt
+			}
+		}
+	}
+	return pending, oldest, failed, nil
+}

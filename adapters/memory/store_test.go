@@ -9,6 +9,7 @@ import (
 
 func TestContract(t *testing.T) {
 	storetest.Run(t, storetest.Harness{
-		Open: func(*testing.T) storetest.Store { return memory.New() },
+		Open:       func(*testing.T) storetest.Store { return memory.New() },
+		OpenOutbox: func(_ *testing.T, receivers []string) storetest.OutboxStore { return memory.New(receivers...) },
 	})
 }

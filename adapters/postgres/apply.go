@@ -45,7 +45,7 @@ func (s *Store) applyOnce(ctx context.Context, ws []write, pending []int, res []
 	}
 
 	rows, err := stmt.QueryxContext(ctx, bigintArray(ids), textArray(names, nil), textArray(tags, tagged),
-		textArray(creators, nil), textArray(times, nil), bigintArray(deletes))
+		textArray(creators, nil), textArray(times, nil), bigintArray(deletes), s.receivers)
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,13 @@ func (s *Store) flush(ctx context.Context, batch []write) []result {
 	for _, seg := range segments(batch) {
 		s.applySegment(ctx, batch, seg, out)
 	}
+	inserted := 0
+	for _, r := range out {
+		if r.Err == nil && r.Value.inserted {
+			inserted++
+		}
+	}
+	s.announce(inserted)
 	s.metrics.observeBatch(len(batch), time.Since(start))
 	return out
 }

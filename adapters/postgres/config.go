@@ -60,6 +60,9 @@ type Config struct {
 	ConnectTimeout time.Duration
 	// Batch tunes group commit. Writers defaults to DefaultWriters here.
 	Batch groupcommit.Config
+	// Receivers are the webhook URLs every stored plant is announced to,
+	// through the outbox; none keeps no events.
+	Receivers []string
 	// Readers is how many gathered point reads, and as many gathered lists,
 	// run at once (DefaultReaders).
 	Readers int

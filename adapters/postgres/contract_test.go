@@ -17,5 +17,9 @@ func TestContract(t *testing.T) {
 		Reopen: func(t *testing.T, s storetest.Store) storetest.Store {
 			return openStore(t, s.(*Store).cfg.URL)
 		},
+		OpenOutbox: func(t *testing.T, receivers []string) storetest.OutboxStore {
+			s, _ := newStore(t, func(c *Config) { c.Receivers = receivers })
+			return s
+		},
 	})
 }

@@ -9,7 +9,8 @@ import (
 
 // writeBatch stores a batch of plants and deletes another set of ids in one
 // statement, hence one commit; the two sets never share an id, so that the
-// order of the two does not matter (see segments). It answers only for the
+// order of the two does not matter (see segments). Each plant it inserts is
+// announced to every receiver in $7 by an outbox row in the same commit. It answers only for the
 // creates it did not insert, with what is stored under each or with no name
 // when nothing is visible, and for the deletes that removed a plant. Every
 // create it does not answer for was inserted, every delete it does not
@@ -32,6 +33,10 @@ WITH input AS (
 ), deleted AS (
     DELETE FROM plants WHERE id = ANY($6::bigint[])
     RETURNING id
+), announced AS (
+    INSERT INTO webhook_events (id, url, plant_id, name, tag, created_at, retry_from, next_at)
+    SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), r.url, input.id, input.name, input.tag, now(), now(), now()
+    FROM inserted JOIN input USING (id) CROSS JOIN unnest($7::text[]) AS r (url)
 )
 SELECT input.id, plants.name, plants.tag, false AS deleted
 FROM input

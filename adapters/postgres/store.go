@@ -28,6 +28,12 @@ type Store struct {
 	reads   *groupcommit.Batcher[domain.ID, found]
 	lists   *groupcommit.Batcher[application.ListQuery, []domain.Plant]
 
+	receivers  string // the text[] literal of cfg.Receivers
+	committed  chan struct{}
+	outboxOnce sync.Once
+	outbox     *sqlx.DB // the outbox's bookkeeping; see outboxDB
+	outboxErr  error
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -52,10 +58,12 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	db.SetConnMaxIdleTime(cfg.ConnMaxIdleTime)
 
 	s := &Store{
-		db:     db,
-		cfg:    cfg,
-		log:    cfg.Logger,
-		target: target(cfg.URL),
+		db:        db,
+		cfg:       cfg,
+		log:       cfg.Logger,
+		target:    target(cfg.URL),
+		receivers: textArray(cfg.Receivers, nil),
+		committed: make(chan struct{}, 1),
 	}
 	s.metrics = newMetrics(db.DB, func() int { return s.batcher.Queued() })
 	if err := s.waitReady(ctx); err != nil {
@@ -91,7 +99,7 @@ func (s *Store) Close() error {
 		s.reads.Close()
 		s.lists.Close()
 		s.stmts.close()
-		s.closeErr = s.db.Close()
+		s.closeErr = errors.Join(s.db.Close(), s.closeOutbox())
 	})
 	return s.closeErr
 }

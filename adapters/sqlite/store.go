@@ -22,6 +22,9 @@ type Config struct {
 	Path string
 	// Batch tunes group commit. Writers is always 1: SQLite has one writer.
 	Batch groupcommit.Config
+	// Receivers are the webhook URLs every stored plant is announced to,
+	// through the outbox; none keeps no events.
+	Receivers []string
 }
 
 // Store is the embedded plant store. It implements the application's store ports
@@ -38,6 +41,8 @@ type Store struct {
 	stmts *statements
 
 	metrics   *metrics
+	receivers []string
+	committed chan struct{} // a signal after a batch stored events
 	closing   atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
@@ -82,7 +87,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, edgeError("open "+cfg.Path, err)
 	}
 
-	s := &Store{path: cfg.Path, write: write, read: read}
+	s := &Store{path: cfg.Path, write: write, read: read, receivers: cfg.Receivers, committed: make(chan struct{}, 1)}
 	s.metrics = newMetrics(s)
 	batch := cfg.Batch
 	batch.Writers = 1

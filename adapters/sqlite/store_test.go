@@ -19,6 +19,18 @@ func TestStoreKeepsThePlantStoreContract(t *testing.T) {
 		Reopen: func(t *testing.T, s storetest.Store) storetest.Store {
 			return openMigrated(t, s.(*Store).path)
 		},
+		OpenOutbox: func(t *testing.T, receivers []string) storetest.OutboxStore {
+			path := filepath.Join(t.TempDir(), "plants.db")
+			s, err := Open(context.Background(), Config{Path: path, Receivers: receivers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = s.Close() })
+			if err := s.Migrate(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			return s
+		},
 	})
 }
 

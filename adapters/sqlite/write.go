@@ -111,6 +111,8 @@ func (s *Store) commit(ctx context.Context, batch []write, results []groupcommit
 	insert := tx.StmtxContext(ctx, s.stmts.insert)
 	load := tx.StmtxContext(ctx, s.stmts.load)
 	remove := tx.StmtxContext(ctx, s.stmts.remove)
+	announce := tx.StmtxContext(ctx, s.stmts.announce)
+	announced := false
 
 	for i, w := range batch {
 		var out writeOutcome
@@ -127,10 +129,22 @@ func (s *Store) commit(ctx context.Context, batch []write, results []groupcommit
 			}
 			return err
 		}
+		if out.inserted && len(s.receivers) > 0 {
+			if err := s.announceOne(ctx, announce, w.rec); err != nil {
+				return err
+			}
+			announced = true
+		}
 		results[i].Value = out
 	}
 	if err := tx.Commit(); err != nil {
 		return edgeError("commit", err)
+	}
+	if announced {
+		select {
+		case s.committed <- struct{}{}:
+		default:
+		}
 	}
 	return nil
 }
@@ -189,9 +203,10 @@ func deleteOne(ctx context.Context, remove *sqlx.Stmt, id domain.ID) (writeOutco
 // statements are prepared once on the write connection; each transaction
 // borrows them through tx.Stmtx without preparing again.
 type statements struct {
-	insert *sqlx.Stmt
-	load   *sqlx.Stmt
-	remove *sqlx.Stmt
+	insert   *sqlx.Stmt
+	load     *sqlx.Stmt
+	remove   *sqlx.Stmt
+	announce *sqlx.Stmt
 }
 
 func prepare(ctx context.Context, db *sqlx.DB) (*statements, error) {
@@ -212,9 +227,15 @@ func prepare(ctx context.Context, db *sqlx.DB) (*statements, error) {
 		_ = load.Close()
 		return nil, edgeError("prepare delete", err)
 	}
-	return &statements{insert: insert, load: load, remove: remove}, nil
+	announce, err := db.PreparexContext(ctx, `INSERT INTO webhook_events (id, url, plant_id, name, tag, created_at, retry_from, next_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		_ = errors.Join(insert.Close(), load.Close(), remove.Close())
+		return nil, edgeError("prepare announce", err)
+	}
+	return &statements{insert: insert, load: load, remove: remove, announce: announce}, nil
 }
 
 func (st *statements) close() error {
-	return errors.Join(st.insert.Close(), st.load.Close(), st.remove.Close())
+	return errors.Join(st.insert.Close(), st.load.Close(), st.remove.Close(), st.announce.Close())
 }

@@ -18,6 +18,14 @@ type Store interface {
 	application.PlantFinder
 }
 
+// OutboxStore is a store with its outbox of new-plant events.
+type OutboxStore interface {
+	Store
+	application.EventSource
+	application.EventLog
+	OutboxStats(ctx context.Context) (pending int, oldest time.Time, failed int, err error)
+}
+
 // Harness tells the suite how to get stores from one adapter.
 type Harness struct {
 	// Open returns a store on a fresh, empty, migrated database, closed by
@@ -27,6 +35,9 @@ type Harness struct {
 	// (new connection or pool) on the same database s was opened on, to
 	// prove durability. It may be nil; the durability case is then skipped.
 	Reopen func(t *testing.T, s Store) Store
+	// OpenOutbox returns a store as Open does, announcing every stored plant
+	// to receivers through its outbox.
+	OpenOutbox func(t *testing.T, receivers []string) OutboxStore
 }
 
 // Run runs every case of the contract against the stores h provides.
@@ -58,6 +69,13 @@ func Run(t *testing.T, h Harness) {
 		{"WalksEveryStablePlantOnceWhileOthersChange", walksEveryStablePlantOnceWhileOthersChange},
 		{"FindsStoredPlantsByID", findsStoredPlantsByID},
 		{"FindsEveryAcknowledgedCreateAtOnce", findsEveryAcknowledgedCreateAtOnce},
+		{"AnnouncesEveryStoredPlantToEveryReceiver", announcesEveryStoredPlantToEveryReceiver},
+		{"KeepsNoEventsWithoutReceivers", keepsNoEventsWithoutReceivers},
+		{"ClaimsDueEventsOnceUntilTheLeaseEnds", claimsDueEventsOnceUntilTheLeaseEnds},
+		{"SettlesAttempts", settlesAttempts},
+		{"ClaimsAreExclusiveUnderConcurrency", claimsAreExclusiveUnderConcurrency},
+		{"RedeliversFailedEvents", redeliversFailedEvents},
+		{"KeepsAcknowledgedEvents", keepsAcknowledgedEvents},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.run(t, h) })

@@ -1,0 +1,78 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/plantstore/plantstore/application"
+)
+
+// ListEvents returns at most limit failed or pending events, oldest first.
+func (s *Store) ListEvents(ctx context.Context, failed bool, limit int) ([]application.EventStatus, error) {
+	db, err := s.outboxDB()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.QueryContext(ctx, `
+SELECT id, url, plant_id, name, tag, created_at, retry_from, attempts, next_at, coalesce(last_error, '')
+FROM webhook_events WHERE (failed_at IS NOT NULL) = $1 ORDER BY created_at, id LIMIT $2`, failed, limit)
+	if err != nil {
+		return nil, s.fail("list events", err)
+	}
+	defer rows.Close()
+	var out []application.EventStatus
+	for rows.Next() {
+		var (
+			e         = application.EventStatus{Failed: failed}
+			plantID   int64
+			name, tag sql.NullString
+		)
+		if err := rows.Scan(&e.ID, &e.URL, &plantID, &name, &tag, &e.CreatedAt, &e.RetryFrom, &e.Attempts, &e.NextAt, &e.LastError); err != nil {
+			return nil, s.fail("list events", err)
+		}
+		if e.Plant, err = s.restorePlant(plantID, name, tag); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail("list events", err)
+	}
+	return out, nil
+}
+
+// Redeliver makes failed events due at now again, with a new retry window:
+// those listed, or every failed one when ids is empty.
+func (s *Store) Redeliver(ctx context.Context, now time.Time, ids []string) (int, error) {
+	db, err := s.outboxDB()
+	if err != nil {
+		return 0, err
+	}
+	res, err := db.ExecContext(ctx, `
+UPDATE webhook_events SET failed_at = NULL, next_at = $1, retry_from = $1, attempts = 0, claim = NULL
+WHERE failed_at IS NOT NULL AND (cardinality($2::text[]) = 0 OR id = ANY($2::text[]))`, now.UTC(), textArray(ids, nil))
+	if err != nil {
+		return 0, s.fail("redeliver events", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// OutboxStats reports the events still to deliver, when the oldest of them
+// was committed, and the events that failed, for metrics.
+func (s *Store) OutboxStats(ctx context.Context) (pending int, oldest time.Time, failed int, err error) {
+	db, err := s.outboxDB()
+	if err != nil {
+		return 0, time.Time{}, 0, err
+	}
+	var first sql.NullTime
+	err = db.QueryRowContext(ctx, `
+SELECT count(*) FILTER (WHERE failed_at IS NULL), min(created_at) FILTER (WHERE failed_at IS NULL),
+       count(*) FILTER (WHERE failed_at IS NOT NULL)
+FROM webhook_events`).Scan(&pending, &first, &failed)
+	if err != nil {
+		return 0, time.Time{}, 0, s.fail("outbox stats", err)
+	}
+	return pending, first.Time, failed, nil
+}

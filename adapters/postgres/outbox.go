@@ -1,0 +1,178 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/plantstore/plantstore/application"
+)
+
+// The outbox's statements. A claim takes due events with FOR UPDATE SKIP
+// LOCKED, so that replicas claiming at once take different events, and
+// moves next_at to the end of the claim; a settlement presents the claim
+// again and changes nothing once another replica holds the event.
+const (
+	claimEvents = `
+UPDATE webhook_events AS e
+SET attempts = e.attempts + 1, next_at = $2, claim = $3
+FROM (
+    SELECT id FROM webhook_events
+    WHERE failed_at IS NULL AND next_at <= $1
+    ORDER BY next_at
+    LIMIT $4
+    FOR UPDATE SKIP LOCKED
+) AS due
+WHERE e.id = due.id
+RETURNING e.id, e.url, e.plant_id, e.name, e.tag, e.created_at, e.retry_from, e.attempts - 1`
+
+	settleEvents = `
+WITH s AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[], $4::boolean[], $5::timestamptz[], $6::text[])
+        AS s (id, claim, delivered, failed, retry_at, error)
+), gone AS (
+    DELETE FROM webhook_events AS e USING s
+    WHERE e.id = s.id AND e.claim = s.claim AND s.delivered
+)
+UPDATE webhook_events AS e
+SET next_at = s.retry_at, claim = NULL, last_error = s.error,
+    failed_at = CASE WHEN s.failed THEN now() END
+FROM s
+WHERE e.id = s.id AND e.claim = s.claim AND NOT s.delivered`
+)
+
+// outboxDB returns the pool of the outbox's bookkeeping, opened on first
+// use. Its sessions commit without waiting for the disk: a claim or a
+// settlement lost in a crash only means that an event is attempted again,
+// which at-least-once delivery allows, while the events themselves are
+// written with their plants, durably.
+func (s *Store) outboxDB() (*sqlx.DB, error) {
+	s.outboxOnce.Do(func() {
+		u, err := url.Parse(s.cfg.URL)
+		if err != nil {
+			s.outboxErr = fmt.Errorf("store: invalid database URL: %s", redact(err, s.cfg.URL))
+			return
+		}
+		q := u.Query()
+		q.Set("options", "-c synchronous_commit=off")
+		u.RawQuery = q.Encode()
+		connector, err := pq.NewConnector(u.String())
+		if err != nil {
+			s.outboxErr = fmt.Errorf("store: invalid database URL: %s", redact(err, s.cfg.URL))
+			return
+		}
+		s.outbox = sqlx.NewDb(sql.OpenDB(connector), "postgres")
+		s.outbox.SetMaxOpenConns(outboxConns)
+		s.outbox.SetMaxIdleConns(outboxConns)
+		s.outbox.SetConnMaxLifetime(s.cfg.ConnMaxLifetime)
+	})
+	return s.outbox, s.outboxErr
+}
+
+// outboxConns bounds the bookkeeping pool: one claim and one settlement at
+// a time, and the operator's queries.
+const outboxConns = 3
+
+func (s *Store) closeOutbox() error {
+	if s.outbox == nil {
+		return nil
+	}
+	return s.outbox.Close()
+}
+
+// ClaimDue claims at most limit due events, oldest first, until now+lease.
+func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]application.Event, error) {
+	db, err := s.outboxDB()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
+	defer cancel()
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	claim := hex.EncodeToString(b[:])
+	rows, err := db.QueryContext(ctx, claimEvents, now.UTC(), now.Add(lease).UTC(), claim, limit)
+	if err != nil {
+		return nil, s.fail("claim events", err)
+	}
+	defer rows.Close()
+	var events []application.Event
+	for rows.Next() {
+		var (
+			e         application.Event
+			plantID   int64
+			name, tag sql.NullString
+		)
+		if err := rows.Scan(&e.ID, &e.URL, &plantID, &name, &tag, &e.CreatedAt, &e.RetryFrom, &e.Attempts); err != nil {
+			return nil, s.fail("claim events", err)
+		}
+		if e.Plant, err = s.restorePlant(plantID, name, tag); err != nil {
+			return nil, err
+		}
+		e.Claim = claim
+		events = append(events, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail("claim events", err)
+	}
+	return events, nil
+}
+
+// Settle records the outcomes of attempts in one statement.
+func (s *Store) Settle(ctx context.Context, outcomes []application.Settlement) error {
+	db, err := s.outboxDB()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
+	defer cancel()
+	n := len(outcomes)
+	ids, claims, retryAt, errs := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	delivered, failed := make([]bool, n), make([]bool, n)
+	for i, o := range outcomes {
+		ids[i], claims[i], errs[i] = o.ID, o.Claim, o.Error
+		delivered[i], failed[i] = o.Delivered, o.Failed
+		retryAt[i] = o.RetryAt.UTC().Format(time.RFC3339Nano)
+	}
+	_, err = db.ExecContext(ctx, settleEvents, textArray(ids, nil), textArray(claims, nil),
+		boolArray(delivered), boolArray(failed), textArray(retryAt, nil), textArray(errs, nil))
+	if err != nil {
+		return s.fail("settle events", err)
+	}
+	return nil
+}
+
+// Committed receives a signal after a batch stored events.
+func (s *Store) Committed() <-chan struct{} { return s.committed }
+
+// announce signals the dispatcher after a commit that stored events.
+func (s *Store) announce(inserted int) {
+	if inserted == 0 || len(s.cfg.Receivers) == 0 {
+		return
+	}
+	select {
+	case s.committed <- struct{}{}:
+	default:
+	}
+}
+
+// boolArray returns the boolean[] literal of values.
+func boolArray(values []bool) string {
+	b := make([]byte, 0, 2+2*len(values))
+	b = append(b, '{')
+	for i, v := range values {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendBool(b, v)
+	}
+	return string(append(b, '}'))
+}

@@ -1,0 +1,122 @@
+package sqlite
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/plantstore/plantstore/application"
+)
+
+// announceOne writes the events of a stored plant, one per receiver, in the
+// transaction that stored it.
+func (s *Store) announceOne(ctx context.Context, announce *sqlx.Stmt, rec application.Record) error {
+	at := rec.CreatedAt.UTC().Format(createdAtLayout)
+	var tag *string
+	if t := rec.Plant.Tag(); t.IsSet() {
+		v := t.String()
+		tag = &v
+	}
+	for _, url := range s.receivers {
+		_, err := announce.ExecContext(ctx, newEventID(), url, int64(rec.Plant.ID()), rec.Plant.Name().String(), tag, at, at, at)
+		if err != nil {
+			return edgeError("announce plant", err)
+		}
+	}
+	return nil
+}
+
+// newEventID is a random webhook-id.
+func newEventID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return "msg_" + hex.EncodeToString(b[:])
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(createdAtLayout) }
+
+// ClaimDue claims at most limit due events, oldest first, until now+lease.
+// The single writer makes claims exclusive.
+func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]application.Event, error) {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	claim := hex.EncodeToString(b[:])
+	rows, err := s.write.QueryContext(ctx, `
+UPDATE webhook_events SET attempts = attempts + 1, next_at = ?, claim = ?
+WHERE id IN (SELECT id FROM webhook_events WHERE failed_at IS NULL AND next_at <= ? ORDER BY next_at LIMIT ?)
+RETURNING id, url, plant_id, name, tag, created_at, retry_from, attempts - 1`,
+		stamp(now.Add(lease)), claim, stamp(now), limit)
+	if err != nil {
+		return nil, edgeError("claim events", err)
+	}
+	defer rows.Close()
+	var events []application.Event
+	for rows.Next() {
+		e := application.Event{Claim: claim}
+		if err := s.scanEvent(rows, &e); err != nil {
+			return nil, err
+		}
+		events = append(events, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, edgeError("claim events", err)
+	}
+	return events, nil
+}
+
+// scanEvent reads id, url, plant_id, name, tag, created_at, retry_from and
+// attempts into e, and any further columns into more.
+func (s *Store) scanEvent(rows *sql.Rows, e *application.Event, more ...any) error {
+	var (
+		plantID            int64
+		name               string
+		tag                sql.NullString
+		created, retryFrom string
+	)
+	if err := rows.Scan(append([]any{&e.ID, &e.URL, &plantID, &name, &tag, &created, &retryFrom, &e.Attempts}, more...)...); err != nil {
+		return edgeError("read events", err)
+	}
+	var err error
+	if e.Plant, err = restore(plantID, name, tag); err != nil {
+		return err
+	}
+	e.CreatedAt, _ = time.Parse(createdAtLayout, created)
+	e.RetryFrom, _ = time.Parse(createdAtLayout, retryFrom)
+	return nil
+}
+
+// Settle records the outcomes of attempts in one transaction.
+func (s *Store) Settle(ctx context.Context, outcomes []application.Settlement) error {
+	tx, err := s.write.BeginTxx(ctx, nil)
+	if err != nil {
+		return edgeError("settle events", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	for _, o := range outcomes {
+		if o.Delivered {
+			_, err = tx.ExecContext(ctx, `DELETE FROM webhook_events WHERE id = ? AND claim = ?`, o.ID, o.Claim)
+		} else {
+			var failedAt *string
+			if o.Failed {
+				v := stamp(time.Now())
+				failedAt = &v
+			}
+			_, err = tx.ExecContext(ctx, `UPDATE webhook_events SET next_at = ?, claim = NULL, last_error = ?, failed_at = ?
+				WHERE id = ? AND claim = ?`, stamp(o.RetryAt), o.Error, failedAt, o.ID, o.Claim)
+		}
+		if err != nil {
+			return edgeError("settle events", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return edgeError("settle events", err)
+	}
+	return nil
+}
+
+// Committed receives a signal after a batch stored events.
+func (s *Store) Committed() <-chan struct{} { return s.committed }
