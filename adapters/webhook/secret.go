@@ -1,0 +1,141 @@
+package webhook
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"hash"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Key lengths the Standard Webhooks specification asks of a symmetric secret.
+const (
+	MinKeyBytes = 24
+	MaxKeyBytes = 64
+)
+
+const secretPrefix = "whsec_"
+
+// redacted is what every way of printing a Secret shows.
+const redacted = "whsec_[redacted]"
+
+// Secret is the key that signs and verifies webhook messages. The zero Secret
+// holds no key and signs nothing; build one with ParseSecret or
+// ReadSecretFile.
+//
+// No way of printing a Secret shows the key: String, GoString, every fmt verb
+// and slog print a fixed placeholder. fmt cannot call those methods on a
+// Secret in an unexported field of a struct it prints; there it shows the
+// fields of key, and the key bytes are in none of them, only in the closure
+// that keys new HMAC states, which fmt prints as an address.
+type Secret struct{ k *key }
+
+// key is a parsed secret as a pool of HMAC states keyed with it: keying an
+// HMAC costs five allocations, which every message would pay otherwise.
+type key struct {
+	signers sync.Pool // of *signer
+}
+
+// signer is one HMAC state and the scratch space it writes from.
+type signer struct {
+	mac hash.Hash
+	buf []byte
+}
+
+// ParseSecret parses the Standard Webhooks form whsec_<base64>: the prefix,
+// then the key in standard base64 with padding. The text is taken exactly:
+// white space anywhere, a trailing line ending included, is refused (see
+// ReadSecretFile, which strips it). The key must hold MinKeyBytes to
+// MaxKeyBytes bytes. Error messages never repeat the secret.
+func ParseSecret(s string) (Secret, error) {
+	if s == "" {
+		return Secret{}, errors.New("the secret is empty")
+	}
+	encoded, ok := strings.CutPrefix(s, secretPrefix)
+	if !ok {
+		return Secret{}, errors.New(`the secret does not start with "whsec_"`)
+	}
+	if encoded == "" {
+		return Secret{}, errors.New(`the secret has no key after "whsec_"`)
+	}
+	// The decoder skips line endings inside its input; refusing all white
+	// space keeps the key exactly what was written.
+	if strings.ContainsAny(encoded, " \t\r\n\v\f") {
+		return Secret{}, errors.New("the secret contains white space")
+	}
+	raw, err := base64.StdEncoding.Strict().DecodeString(encoded)
+	if err != nil {
+		return Secret{}, errors.New(`the key after "whsec_" is not valid standard base64`)
+	}
+	switch {
+	case len(raw) < MinKeyBytes:
+		return Secret{}, errors.New("the key is " + strconv.Itoa(len(raw)) + " bytes long; at least " + strconv.Itoa(MinKeyBytes) + " are needed")
+	case len(raw) > MaxKeyBytes:
+		return Secret{}, errors.New("the key is " + strconv.Itoa(len(raw)) + " bytes long; at most " + strconv.Itoa(MaxKeyBytes) + " are allowed")
+	}
+	return newSecret(raw), nil
+}
+
+// ReadSecretFile reads a secret in the whsec_ form from path. White space
+// around it, such as the line ending that editors and echo add, is dropped:
+// base64 never contains any. Errors name the file, never its content.
+func ReadSecretFile(path string) (Secret, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Secret{}, fmt.Errorf("read webhook secret: %w", err)
+	}
+	s, err := ParseSecret(strings.TrimSpace(string(data)))
+	if err != nil {
+		return Secret{}, fmt.Errorf("secret file %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func newSecret(raw []byte) Secret {
+	k := &key{}
+	k.signers.New = func() any {
+		return &signer{mac: hmac.New(sha256.New, raw), buf: make([]byte, 0, 128)}
+	}
+	return Secret{k: k}
+}
+
+// String returns a placeholder, never the key.
+func (Secret) String() string { return redacted }
+
+// GoString returns a placeholder for %#v, never the key.
+func (Secret) GoString() string { return redacted }
+
+// Format prints the placeholder for every verb, %x and %d included.
+func (Secret) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(redacted)) }
+
+// LogValue keeps the key out of structured logs.
+func (Secret) LogValue() slog.Value { return slog.StringValue(redacted) }
+
+// MarshalText keeps the key out of JSON, YAML and the like.
+func (Secret) MarshalText() ([]byte, error) { return []byte(redacted), nil }
+
+// appendSignature appends the webhook-signature value for a message:
+// "v1," and the base64 HMAC-SHA256 of "id.timestamp.body".
+func (k *key) appendSignature(dst []byte, id string, timestamp, body []byte) []byte {
+	s := k.signers.Get().(*signer)
+	s.buf = append(s.buf[:0], id...)
+	s.buf = append(s.buf, '.')
+	s.buf = append(s.buf, timestamp...)
+	s.buf = append(s.buf, '.')
+	s.mac.Reset()
+	s.mac.Write(s.buf)
+	s.mac.Write(body)
+	s.buf = s.mac.Sum(s.buf[:0])
+	dst = append(dst, "v1,"...)
+	dst = base64.StdEncoding.AppendEncode(dst, s.buf)
+	if cap(s.buf) <= 4<<10 { // an outsized id is not kept
+		k.signers.Put(s)
+	}
+	return dst
+}
