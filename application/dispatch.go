@@ -13,7 +13,7 @@ import (
 type DispatchConfig struct {
 	Concurrency int           // attempts in flight at most (16)
 	Timeout     time.Duration // bound of one attempt (10s)
-	Lease       time.Duration // claim of one attempt; longer than Timeout (60s)
+	Lease       time.Duration // claim of one attempt, at least twice Timeout (twice Timeout)
 	MaxAge      time.Duration // after this long without delivery an event fails (72h)
 	RetryMin    time.Duration // first back-off (1s), doubling per attempt
 	RetryMax    time.Duration // longest back-off (1h)
@@ -30,11 +30,13 @@ func (c DispatchConfig) withDefaults() DispatchConfig {
 		c.Concurrency = 16
 	}
 	def(&c.Timeout, 10*time.Second)
-	def(&c.Lease, 60*time.Second)
 	def(&c.MaxAge, 72*time.Hour)
 	def(&c.RetryMin, time.Second)
 	def(&c.RetryMax, time.Hour)
 	def(&c.Poll, time.Second)
+	// An attempt ends, delivered or cut short, well before its claim does:
+	// no other replica takes an event while it is being sent. A replica that
+	// dies gives its claims back as quickly as that allows.
 	c.Lease = max(c.Lease, 2*c.Timeout)
 	return c
 }

@@ -18,6 +18,8 @@ func newApp(c *config, logOut io.Writer, extra ...fx.Option) *fx.App {
 		storeModule(c),
 		authModule,
 		useCaseModule,
+		// Started before the API so that it stops after it, before the store.
+		webhookModule(c),
 		apiModule,
 		adminModule,
 		fx.WithLogger(func(log *slog.Logger) fxevent.Logger {

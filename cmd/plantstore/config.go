@@ -20,6 +20,7 @@ type config struct {
 	Postgres postgresSettings
 	Auth     authSettings
 	Scopes   scopeSettings
+	Webhook  webhookSettings
 	HTTP     httpSettings
 	Core     coreSettings
 }

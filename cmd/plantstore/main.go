@@ -23,6 +23,7 @@ Usage:
   plantstore serve [flags]     run the service (see serve --help for every setting)
   plantstore migrate [flags]   apply the schema migrations and exit
   plantstore token [flags]     mint a signed HS256 token for development and tests
+  plantstore webhooks ...      list and redeliver new-plant events; a receiver for development
   plantstore --version         print the version
 `
 
@@ -48,6 +49,8 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		err = migrate(ctx, args[1:], getenv, stdout, stderr)
 	case "token":
 		err = token(args[1:], getenv, stdout, stderr)
+	case "webhooks":
+		err = webhooks(ctx, args[1:], getenv, stdout, stderr)
 	case "--version", "-version", "version":
 		fmt.Fprintln(stdout, "plantstore", buildVersion())
 		return 0

@@ -24,7 +24,7 @@ var postgresModule = fx.Module("postgres",
 	fx.Provide(fx.Annotate(openPostgres, storePorts...)),
 )
 
-func openPostgres(lc fx.Lifecycle, s *storeSettings, pg *postgresSettings, log *slog.Logger, reg prometheus.Registerer) (*postgres.Store, error) {
+func openPostgres(lc fx.Lifecycle, s *storeSettings, pg *postgresSettings, w *webhookSettings, log *slog.Logger, reg prometheus.Registerer) (*postgres.Store, error) {
 	c := postgres.Config{
 		URL:             string(s.DatabaseURL),
 		MaxOpenConns:    pg.MaxOpenConns,
@@ -32,6 +32,7 @@ func openPostgres(lc fx.Lifecycle, s *storeSettings, pg *postgresSettings, log *
 		ConnMaxLifetime: pg.ConnMaxLifetime,
 		QueryTimeout:    pg.QueryTimeout,
 		ConnectTimeout:  pg.StartupWait,
+		Receivers:       w.receivers(),
 		Logger:          log,
 	}
 	c.Batch.MaxBatch = s.BatchMaxSize

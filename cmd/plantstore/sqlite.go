@@ -13,8 +13,8 @@ var sqliteModule = fx.Module("sqlite",
 	fx.Provide(fx.Annotate(openSQLite, storePorts...)),
 )
 
-func openSQLite(lc fx.Lifecycle, s *storeSettings, reg prometheus.Registerer) (*sqlite.Store, error) {
-	c := sqlite.Config{Path: s.DatabaseURL.sqlitePath()}
+func openSQLite(lc fx.Lifecycle, s *storeSettings, w *webhookSettings, reg prometheus.Registerer) (*sqlite.Store, error) {
+	c := sqlite.Config{Path: s.DatabaseURL.sqlitePath(), Receivers: w.receivers()}
 	c.Batch.MaxBatch = s.BatchMaxSize
 	c.Batch.MaxWait = s.BatchMaxWait
 	st, err := sqlite.Open(context.Background(), c)

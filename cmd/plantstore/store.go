@@ -11,6 +11,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/plantstore/plantstore/adapters/admin"
+	"github.com/plantstore/plantstore/adapters/webhook"
 	"github.com/plantstore/plantstore/application"
 )
 
@@ -72,6 +73,9 @@ var storePorts = []fx.Annotation{
 	fx.As(new(application.PlantFinder)),
 	fx.As(new(application.PlantLister)),
 	fx.As(new(application.PlantDeleter)),
+	fx.As(new(application.EventSource)),
+	fx.As(new(application.EventLog)),
+	fx.As(new(webhook.OutboxStats)),
 	fx.As(new(admin.Pinger)),
 	fx.As(new(migrator)),
 }

@@ -123,3 +123,37 @@ func clip(b []byte) string {
 	}
 	return string(b)
 }
+
+// CheckWebhook fails t unless body is a new-plant event the document's
+// x-webhooks section allows: the schema its request body refers to.
+func (c *Contract) CheckWebhook(t testing.TB, body []byte) {
+	t.Helper()
+	var hooks map[string]struct {
+		Post struct {
+			RequestBody struct {
+				Content map[string]struct {
+					Schema struct {
+						Ref string `json:"$ref"`
+					} `json:"schema"`
+				} `json:"content"`
+			} `json:"requestBody"`
+		} `json:"post"`
+	}
+	raw, err := json.Marshal(c.doc.Extensions["x-webhooks"])
+	if err == nil {
+		err = json.Unmarshal(raw, &hooks)
+	}
+	ref := hooks["newPlant"].Post.RequestBody.Content["application/json"].Schema.Ref
+	name, ok := strings.CutPrefix(ref, "#/components/schemas/")
+	if err != nil || !ok || c.doc.Components.Schemas[name] == nil {
+		t.Fatalf("openapi: x-webhooks.newPlant has no application/json body schema (%q, %v)", ref, err)
+	}
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Errorf("openapi: webhook body is not JSON: %q", clip(body))
+		return
+	}
+	if err := c.doc.Components.Schemas[name].Value.VisitJSON(v); err != nil {
+		t.Errorf("openapi: webhook body %q is not a %s: %v", clip(body), name, err)
+	}
+}

@@ -97,6 +97,16 @@ func (s *Set) Lookup(env string) (*Setting, bool) {
 // names the setting. With --help, the usage goes to usage and the error is
 // flag.ErrHelp.
 func (s *Set) Load(command string, args []string, getenv func(string) (string, bool), usage io.Writer) error {
+	rest, err := s.Parse(command, args, getenv, usage, nil)
+	if err == nil && len(rest) > 0 {
+		err = fmt.Errorf("unexpected argument %q", rest[0])
+	}
+	return err
+}
+
+// Parse is Load for a command that has flags of its own, which own adds to
+// the flag set, and arguments after its flags, which it returns.
+func (s *Set) Parse(command string, args []string, getenv func(string) (string, bool), usage io.Writer, own func(*flag.FlagSet)) ([]string, error) {
 	for _, st := range s.fields {
 		st.value.SetZero()
 		st.given = ""
@@ -107,13 +117,16 @@ func (s *Set) Load(command string, args []string, getenv func(string) (string, b
 	for _, st := range s.fields {
 		if v, ok := getenv(st.Env); ok && (v != "" || st.emptyOff) {
 			if err := st.set(v); err != nil {
-				return fmt.Errorf("%s=%q: %w", st.Env, st.Masked(v), err)
+				return nil, fmt.Errorf("%s=%q: %w", st.Env, st.Masked(v), err)
 			}
 		}
 	}
 	fs := flag.NewFlagSet(command, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned as one line, not with the usage
 	fs.Usage = func() {}
+	if own != nil {
+		own(fs)
+	}
 	for _, st := range s.fields {
 		if st.value.Kind() == reflect.Bool {
 			fs.BoolFunc(st.Flag, st.Help, st.set) // works without a value, as --dev
@@ -123,14 +136,29 @@ func (s *Set) Load(command string, args []string, getenv func(string) (string, b
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			if own != nil {
+				fmt.Fprintf(usage, "Flags of plantstore %s:\n", command)
+				fs.VisitAll(func(f *flag.Flag) {
+					if _, isSetting := s.lookupFlag(f.Name); !isSetting {
+						fmt.Fprintf(usage, "  --%s\n      %s\n", f.Name, f.Usage)
+					}
+				})
+				fmt.Fprintln(usage)
+			}
 			s.Usage(usage, command)
 		}
-		return err
+		return nil, err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	return fs.Args(), nil
+}
+
+func (s *Set) lookupFlag(name string) (*Setting, bool) {
+	for _, st := range s.fields {
+		if st.Flag == name {
+			return st, true
+		}
 	}
-	return nil
+	return nil, false
 }
 
 // Usage writes the help of a command that takes every setting.

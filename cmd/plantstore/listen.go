@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/plantstore/plantstore/adapters/webhook"
+)
+
+// devWebhookSecretPath is where development mode keeps its webhook signing
+// secret, relative to the working directory.
+const devWebhookSecretPath = ".dev/webhook-secret"
+
+// listen runs a receiver of new-plant events for development: it verifies
+// each event's signature and prints it as one JSON line.
+func listen(ctx context.Context, args []string, getenv func(string) (string, bool), stdout, stderr io.Writer) error {
+	env := func(name string) string { v, _ := getenv(name); return v }
+	fs := flag.NewFlagSet("webhooks listen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8090", "address to listen on")
+	secretFile := fs.String("secret-file", env("PLANTSTORE_WEBHOOK_SECRET_FILE"), "file with the whsec_ signing secret (PLANTSTORE_WEBHOOK_SECRET_FILE)")
+	dev := fs.Bool("dev", false, "use (and create) the development secret that `serve --dev` signs with")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dev && *secretFile == "" {
+		if err := ensureDevWebhookSecret(); err != nil {
+			return err
+		}
+		*secretFile = devWebhookSecretPath
+	}
+	if *secretFile == "" {
+		return errors.New("webhooks listen: set --secret-file (or PLANTSTORE_WEBHOOK_SECRET_FILE), or use --dev")
+	}
+	secret, err := webhook.ReadSecretFile(*secretFile)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("webhooks listen: %w", err)
+	}
+	var mu sync.Mutex
+	out := json.NewEncoder(stdout)
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: webhook.NewReceiver(secret, func(d webhook.Delivery) {
+		line := map[string]any{"webhook_id": d.ID, "sent": d.Sent.UTC().Format(time.RFC3339), "id": int64(d.Plant.ID()), "name": d.Plant.Name().String()}
+		if t := d.Plant.Tag(); t.IsSet() {
+			line["tag"] = t.String()
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		_ = out.Encode(line)
+	})}
+	fmt.Fprintf(stderr, "Receiving new-plant events at http://%s/ ; start the service with\n  PLANTSTORE_WEBHOOK_URLS=http://%s/ PLANTSTORE_WEBHOOK_SECRET_FILE=%s\n", ln.Addr(), ln.Addr(), *secretFile)
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// ensureDevWebhookSecret creates the development webhook secret if needed.
+func ensureDevWebhookSecret() error {
+	if _, err := os.Stat(devWebhookSecretPath); !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(devWebhookSecretPath), 0o700); err != nil {
+		return err
+	}
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	return os.WriteFile(devWebhookSecretPath, []byte("whsec_"+base64.StdEncoding.EncodeToString(b[:])+"\n"), 0o600)
+}

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+)
+
+// hookReceiver is a webhook receiver for the tests: it verifies every
+// delivery with the Standard Webhooks reference library, answers by a
+// script, and records what it got.
+type hookReceiver struct {
+	t        *testing.T
+	srv      *httptest.Server
+	verifier *standardwebhooks.Webhook
+	answer   func(attempt int) int // status of the nth attempt, from 1; nil: 204
+	mu       sync.Mutex
+	attempts int
+	got      []delivered // verified deliveries answered 2xx
+}
+
+type delivered struct {
+	id, body string
+	at       time.Time
+}
+
+// newSecretFile writes a fresh whsec_ secret for the service and returns its
+// path and the secret.
+func newSecretFile(t *testing.T) (string, string) {
+	t.Helper()
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	secret := "whsec_" + base64.StdEncoding.EncodeToString(b[:])
+	path := filepath.Join(t.TempDir(), "webhook-secret")
+	write(t, path, []byte(secret+"\n"))
+	return path, secret
+}
+
+func newHookReceiver(t *testing.T, secret string, answer func(int) int) *hookReceiver {
+	t.Helper()
+	v, err := standardwebhooks.NewWebhook(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &hookReceiver{t: t, verifier: v, answer: answer}
+	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *hookReceiver) serve(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	if err := r.verifier.Verify(body, req.Header); err != nil || req.Method != http.MethodPost ||
+		req.Header.Get("Content-Type") != "application/json" {
+		r.t.Errorf("a delivery that does not verify: %s %q %v", req.Method, body, err)
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	r.mu.Lock()
+	r.attempts++
+	status := http.StatusNoContent
+	if r.answer != nil {
+		status = r.answer(r.attempts)
+	}
+	if status < 300 {
+		r.got = append(r.got, delivered{id: req.Header.Get("webhook-id"), body: string(body), at: time.Now()})
+	}
+	r.mu.Unlock()
+	if status >= 300 && status < 400 {
+		w.Header().Set("Location", "http://127.0.0.1:1/elsewhere")
+	}
+	w.WriteHeader(status)
+}
+
+// deliveries waits until n deliveries arrived and returns them.
+func (r *hookReceiver) deliveries(t *testing.T, n int, within time.Duration) []delivered {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		r.mu.Lock()
+		got := append([]delivered(nil), r.got...)
+		r.mu.Unlock()
+		if len(got) >= n {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d deliveries after %s; want %d", len(got), within, n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// webhookEnv configures the service to announce to urls.
+func webhookEnv(secretFile string, urls ...string) map[string]string {
+	return map[string]string{"PLANTSTORE_WEBHOOK_URLS": strings.Join(urls, ","), "PLANTSTORE_WEBHOOK_SECRET_FILE": secretFile}
+}
+
+func TestWebhookAnnouncesEveryStoredPlantToEveryReceiver(t *testing.T) {
+	forEachStore(t, func(t *testing.T, db string) {
+		file, secret := newSecretFile(t)
+		a, b := newHookReceiver(t, secret, nil), newHookReceiver(t, secret, nil)
+		s := startService(t, db, webhookEnv(file, a.srv.URL+"/hooks/a", b.srv.URL))
+		s.create(t, `{"id":7,"name":"Monstera deliciosa","tag":"aroid"}`).expect(t, 200, "")
+		s.create(t, `{"id":-3,"name":"Caf\u00e9 \"quoted\" \\ 🌵"}`).expect(t, 200, "")
+		s.create(t, `{"id":7,"name":"Monstera deliciosa","tag":"aroid"}`).expect(t, 200, "") // a replay
+		s.create(t, `{"id":7,"name":"Other"}`).expectError(t, 409, "40901")                  // a conflict
+		s.call(t, "DELETE", "/plants/-3").expect(t, 204, "")                                 // does not withdraw
+		want := map[string]bool{`{"id":7,"name":"Monstera deliciosa","tag":"aroid"}`: true, `{"id":-3,"name":"Café \"quoted\" \\ 🌵"}`: true}
+		ids := map[string]bool{}
+		for _, r := range []*hookReceiver{a, b} {
+			got := r.deliveries(t, 2, 10*time.Second)
+			time.Sleep(200 * time.Millisecond) // nothing more comes
+			r.mu.Lock()
+			if len(r.got) != 2 {
+				t.Errorf("a receiver got %d events; want 2", len(r.got))
+			}
+			r.mu.Unlock()
+			for _, d := range got {
+				s.contract.CheckWebhook(t, []byte(d.body))
+				if !want[d.body] || ids[d.id] {
+					t.Errorf("delivery %s %s", d.id, d.body)
+				}
+				ids[d.id] = true
+			}
+		}
+		m := s.adminGet(t, "/metrics").body
+		for _, line := range []string{`plantstore_webhook_attempts_total{outcome="delivered"} 4`, "plantstore_webhook_events_pending 0", "plantstore_webhook_delivery_latency_seconds_count 4"} {
+			if !strings.Contains(m, line) {
+				t.Errorf("metrics lack %s", line)
+			}
+		}
+	})
+}
+
+// A receiver that fails, redirects or is down for a while gets the event
+// once it answers 2xx; the redirect is not followed.
+func TestWebhookRetriesUntilTheReceiverAnswers(t *testing.T) {
+	file, secret := newSecretFile(t)
+	failing := newHookReceiver(t, secret, func(n int) int { return []int{500, 503, 200}[min(n, 3)-1] })
+	redirecting := newHookReceiver(t, secret, func(n int) int { return []int{307, 302, 202}[min(n, 3)-1] })
+	// A port that refuses connections until a receiver listens on it.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String() + "/"
+	_ = ln.Close()
+	s := startService(t, storeURLs()["sqlite"](t), webhookEnv(file, failing.srv.URL, redirecting.srv.URL, down))
+	s.create(t, `{"id":1,"name":"Fern"}`).expect(t, 200, "")
+
+	time.Sleep(1500 * time.Millisecond)
+	ln, err = net.Listen("tcp", strings.TrimSuffix(strings.TrimPrefix(down, "http://"), "/"))
+	if err != nil {
+		t.Fatalf("the refusing port was taken meanwhile: %v", err)
+	}
+	late := newHookReceiver(t, secret, nil)
+	late.srv.Close()
+	late.srv = &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(late.serve)}}
+	late.srv.Start()
+
+	for _, r := range []*hookReceiver{failing, redirecting, late} {
+		if got := r.deliveries(t, 1, 15*time.Second); got[0].body != `{"id":1,"name":"Fern"}` {
+			t.Errorf("delivered %q", got[0].body)
+		}
+	}
+	m := s.adminGet(t, "/metrics").body
+	for _, line := range []string{`outcome="status"} 2`, `outcome="redirect"} 2`, `outcome="refused"}`, `outcome="delivered"} 3`} {
+		if !strings.Contains(m, "plantstore_webhook_attempts_total{"+line) {
+			t.Errorf("metrics lack attempts %s", line)
+		}
+	}
+}
+
+// A receiver that hangs holds its own attempts only: creates, reads and
+// readiness go on.
+func TestAHangingReceiverNeverAffectsClients(t *testing.T) {
+	file, secret := newSecretFile(t)
+	release := make(chan struct{})
+	hanging := newHookReceiver(t, secret, func(int) int { <-release; return 204 })
+	defer close(release)
+	s := startService(t, storeURLs()["sqlite"](t), map[string]string{
+		"PLANTSTORE_WEBHOOK_URLS": hanging.srv.URL, "PLANTSTORE_WEBHOOK_SECRET_FILE": file, "PLANTSTORE_WEBHOOK_CONCURRENCY": "2",
+	})
+	start := time.Now()
+	for i := range 50 {
+		s.create(t, `{"id":`+itoa(i)+`,"name":"Fern"}`).expect(t, 200, "")
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("50 creates took %s with a hanging receiver", took)
+	}
+	if r := s.adminGet(t, "/readyz"); r.status != 200 {
+		t.Errorf("readiness %d with a hanging receiver", r.status)
+	}
+}
+
+// An event that is not delivered within its maximum age fails, is kept and
+// counted; the operator lists it and redelivers it.
+func TestWebhookEventsFailAndAreRedelivered(t *testing.T) {
+	file, secret := newSecretFile(t)
+	var mu sync.Mutex
+	up := false
+	r := newHookReceiver(t, secret, func(int) int {
+		mu.Lock()
+		defer mu.Unlock()
+		if up {
+			return 200
+		}
+		return 500
+	})
+	db := storeURLs()["sqlite"](t)
+	env := webhookEnv(file, r.srv.URL)
+	env["PLANTSTORE_WEBHOOK_MAX_AGE"] = "1500ms"
+	s := startService(t, db, env)
+	s.create(t, `{"id":5,"name":"Fern"}`).expect(t, 200, "")
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(s.adminGet(t, "/metrics").body, "plantstore_webhook_events_failed_total 1") {
+		if time.Now().After(deadline) {
+			t.Fatal("the event did not fail")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	getenv := func(k string) (string, bool) {
+		v, ok := map[string]string{"PLANTSTORE_DATABASE_URL": db}[k]
+		return v, ok
+	}
+	var out strings.Builder
+	if err := webhooks(t.Context(), []string{"list", "--failed"}, getenv, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(out.String()), "\n"); len(lines) != 2 || !strings.Contains(lines[1], "failed") || !strings.Contains(lines[1], "500") {
+		t.Fatalf("webhooks list --failed:\n%s", out.String())
+	}
+	mu.Lock()
+	up = true
+	mu.Unlock()
+	out.Reset()
+	if err := webhooks(t.Context(), []string{"redeliver", "--all"}, getenv, &out, io.Discard); err != nil || !strings.HasPrefix(out.String(), "1 failed events are due again") {
+		t.Fatalf("webhooks redeliver --all: %v %s", err, out.String())
+	}
+	r.deliveries(t, 1, 10*time.Second)
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/fx"
+
+	"github.com/plantstore/plantstore/adapters/webhook"
+	"github.com/plantstore/plantstore/application"
+)
+
+// webhookSettings are the new-plant webhook's. Without receivers and a
+// secret no event is kept or sent.
+type webhookSettings struct {
+	URLs        receiverURLs  `flag:"webhook-urls" help:"receivers of new-plant events: http:// or https:// URLs, comma-separated"`
+	SecretFile  string        `flag:"webhook-secret-file" help:"file with the Standard Webhooks signing secret, whsec_ and base64"`
+	MaxAge      time.Duration `flag:"webhook-max-age" default:"72h" help:"age at which an undelivered event is marked failed, kept and logged"`
+	Timeout     time.Duration `flag:"webhook-timeout" default:"10s" help:"longest a receiver may take to answer one attempt"`
+	Concurrency int           `flag:"webhook-concurrency" default:"16" check:"positive" help:"webhook attempts in flight at most"`
+}
+
+// enabled reports whether events are kept and sent, or an error when only
+// one of the two settings it takes is given.
+func (s *webhookSettings) enabled() (bool, error) {
+	switch {
+	case len(s.URLs) > 0 && s.SecretFile == "":
+		return false, errors.New("PLANTSTORE_WEBHOOK_URLS is set but PLANTSTORE_WEBHOOK_SECRET_FILE is not: events are signed, so both are needed")
+	case len(s.URLs) == 0 && s.SecretFile != "":
+		return false, errors.New("PLANTSTORE_WEBHOOK_SECRET_FILE is set but PLANTSTORE_WEBHOOK_URLS is not: there is no receiver to sign for")
+	}
+	return len(s.URLs) > 0, nil
+}
+
+// receivers are the URLs stores announce plants to, none when disabled.
+func (s *webhookSettings) receivers() []string {
+	if on, _ := s.enabled(); on {
+		return s.URLs
+	}
+	return nil
+}
+
+// receiverURLs are the webhook receivers.
+type receiverURLs []string
+
+func (r *receiverURLs) UnmarshalText(b []byte) error {
+	var urls []string
+	for raw := range strings.SplitSeq(string(b), ",") {
+		raw = strings.TrimSpace(raw)
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			return errors.New("must be http:// or https:// URLs, comma-separated, without user information")
+		}
+		urls = append(urls, raw)
+	}
+	*r = urls
+	return nil
+}
+
+// webhookModule announces new plants when receivers are configured: the
+// signing sender, and the dispatcher, which runs from start to stop.
+func webhookModule(c *config) fx.Option {
+	on, err := c.Webhook.enabled()
+	switch {
+	case err != nil:
+		return fx.Error(err)
+	case !on:
+		return fx.Options()
+	}
+	return fx.Module("webhook",
+		fx.Provide(fx.Private, newWebhookSender),
+		fx.Invoke(runDispatcher),
+	)
+}
+
+func newWebhookSender(s *webhookSettings, log *slog.Logger) (*webhook.Sender, error) {
+	secret, err := webhook.ReadSecretFile(s.SecretFile)
+	if err != nil {
+		return nil, err
+	}
+	return webhook.NewSender(secret, webhook.Config{Timeout: s.Timeout, MaxIdleConnsPerHost: s.Concurrency, Logger: log})
+}
+
+// runDispatcher starts the dispatcher with the service and stops it within
+// the grace period: attempts still running then are cut short and retried
+// after the next start.
+func runDispatcher(lc fx.Lifecycle, s *webhookSettings, source application.EventSource, stats webhook.OutboxStats,
+	sender *webhook.Sender, reg prometheus.Registerer, log *slog.Logger) error {
+	metrics, err := webhook.NewMetrics(reg, stats)
+	if err != nil {
+		return err
+	}
+	d := application.NewDispatcher(source, sender, application.SystemClock{}, metrics, log, application.DispatchConfig{
+		Concurrency: s.Concurrency,
+		Timeout:     s.Timeout,
+		MaxAge:      s.MaxAge,
+	})
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			go func() { defer close(done); d.Run(ctx) }()
+			return nil
+		},
+		OnStop: func(grace context.Context) error {
+			stop()
+			select {
+			case <-done:
+			case <-grace.Done():
+				d.Abort()
+				<-done
+			}
+			sender.CloseIdleConnections()
+			return nil
+		},
+	})
+	return nil
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"go.uber.org/fx"
+
+	"github.com/plantstore/plantstore/application"
+)
+
+const webhooksUsage = `Usage:
+  plantstore webhooks list [--failed] [--limit N] [flags]   events waiting for delivery, or the failed ones
+  plantstore webhooks redeliver (--all | ID...) [flags]     send failed events again, with a new retry window
+  plantstore webhooks listen [--dev] [--addr A] [--secret-file F]
+                                                            a receiver for development: prints verified events
+
+list and redeliver take the settings of serve (the store: PLANTSTORE_DATABASE_URL).
+`
+
+// webhooks is the operator's view of the outbox of new-plant events, and a
+// receiver for development.
+func webhooks(ctx context.Context, args []string, getenv func(string) (string, bool), stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, webhooksUsage)
+		return errors.New("webhooks: which one: list, redeliver or listen")
+	}
+	switch args[0] {
+	case "list":
+		var failed bool
+		var limit int
+		return withEventLog(ctx, "webhooks list", args[1:], getenv, stdout, func(fs *flag.FlagSet) {
+			fs.BoolVar(&failed, "failed", false, "list the failed events instead of those waiting")
+			fs.IntVar(&limit, "limit", 100, "most events listed, oldest first")
+		}, func(log application.EventLog, ids []string) error {
+			if len(ids) > 0 {
+				return fmt.Errorf("webhooks list: unexpected argument %q", ids[0])
+			}
+			events, err := log.ListEvents(ctx, failed, limit)
+			if err != nil {
+				return err
+			}
+			printEvents(stdout, events)
+			return nil
+		})
+	case "redeliver":
+		var all bool
+		return withEventLog(ctx, "webhooks redeliver", args[1:], getenv, stdout, func(fs *flag.FlagSet) {
+			fs.BoolVar(&all, "all", false, "redeliver every failed event")
+		}, func(log application.EventLog, ids []string) error {
+			if all == (len(ids) > 0) {
+				return errors.New("webhooks redeliver: give event ids or --all, not both")
+			}
+			n, err := log.Redeliver(ctx, time.Now(), ids)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%d failed events are due again\n", n)
+			return nil
+		})
+	case "listen":
+		return listen(ctx, args[1:], getenv, stdout, stderr)
+	case "--help", "-help", "-h", "help":
+		fmt.Fprint(stdout, webhooksUsage)
+		return nil
+	}
+	fmt.Fprint(stderr, webhooksUsage)
+	return fmt.Errorf("webhooks: unknown command %q", args[0])
+}
+
+// withEventLog loads the settings with the command's own flags, opens the
+// store, and runs do with its outbox and the arguments after the flags.
+func withEventLog(ctx context.Context, command string, args []string, getenv func(string) (string, bool), stdout io.Writer,
+	own func(*flag.FlagSet), do func(application.EventLog, []string) error) error {
+	c := &config{}
+	rest, err := c.settings().Parse(command, args, getenv, stdout, own)
+	if err != nil {
+		return err
+	}
+	c.Store.Migrate = false
+	var runErr error
+	app := fx.New(
+		coreModule(c, io.Discard),
+		storeModule(c),
+		fx.NopLogger,
+		fx.Invoke(func(log application.EventLog) { runErr = do(log, rest) }),
+	)
+	if err := app.Err(); err != nil {
+		return startError(err)
+	}
+	return errors.Join(runErr, app.Stop(ctx))
+}
+
+// printEvents writes one line per event.
+func printEvents(w io.Writer, events []application.EventStatus) {
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tPLANT\tURL\tCREATED\tATTEMPTS\tNEXT\tLAST ERROR")
+	for _, e := range events {
+		next := e.NextAt.UTC().Format(time.RFC3339)
+		if e.Failed {
+			next = "failed"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%s\t%s\n", e.ID, e.Plant.ID(), e.URL, e.CreatedAt.UTC().Format(time.RFC3339),
+			e.Attempts, next, e.LastError)
+	}
+	_ = tw.Flush()
+}
