@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"log/slog"
+	"runtime"
 	"time"
 
 	"github.com/plantstore/plantstore/adapters/internal/groupcommit"
@@ -9,21 +10,11 @@ import (
 
 // Defaults used for zero Config fields.
 const (
-	// DefaultWriters is how many batches commit in parallel, each on its own
-	// connection. Two keep the server busy while one batch waits for its
-	// commit to reach disk; more split the waiting creates into smaller
-	// batches, which cost the server more per row (docs/performance.md).
-	DefaultWriters = 2
-	// DefaultReaders is how many gathered reads run at once, each one query
-	// on its own connection for every read waiting. Two gave the most point
-	// reads per second on two cores (1, 2 and 4 measured, docs/performance.md):
-	// fewer, bigger queries cost the server less per read.
-	DefaultReaders = 2
-	// DefaultMaxOpenConns leaves room beside the writers and the readers
-	// for lists, readiness
-	// pings, re-reads after a lost race and the row-by-row fallback; more
-	// would only keep idle server processes.
-	DefaultMaxOpenConns = 8
+	// MinMaxOpenConns is the smallest default pool. The default grows with
+	// the machine (DefaultMaxOpenConns): batches of writes, of point reads
+	// and of lists each run as many at once as they gain from, up to the
+	// pool, and a large machine's server runs more of them in parallel.
+	MinMaxOpenConns = 8
 	// DefaultConnMaxLifetime rotates connections so that a failover or a
 	// DNS change is picked up without a restart.
 	DefaultConnMaxLifetime = 30 * time.Minute
@@ -43,8 +34,8 @@ type Config struct {
 	// URL is a postgres:// or postgresql:// connection URL. It may carry a
 	// password; the store never logs or returns it.
 	URL string
-	// MaxOpenConns caps the pool (DefaultMaxOpenConns). It should exceed
-	// Batch.Writers.
+	// MaxOpenConns caps the pool (DefaultMaxOpenConns()), and with it how
+	// many batches of each kind run at once.
 	MaxOpenConns int
 	// MaxIdleConns is how many connections stay open while idle; zero means
 	// MaxOpenConns, so writers do not reconnect between bursts.
@@ -58,22 +49,23 @@ type Config struct {
 	// ConnectTimeout is how long Open retries an unreachable database
 	// (DefaultConnectTimeout). A deadline on Open's context also ends it.
 	ConnectTimeout time.Duration
-	// Batch tunes group commit. Writers defaults to DefaultWriters here.
+	// Batch tunes group commit. MaxWriters defaults to MaxOpenConns here.
 	Batch groupcommit.Config
 	// Receivers are the webhook URLs every stored plant is announced to,
 	// through the outbox; none keeps no events.
 	Receivers []string
-	// Readers is how many gathered point reads, and as many gathered lists,
-	// run at once (DefaultReaders).
-	Readers int
 	// Logger receives what the store keeps from its callers: driver error
 	// details behind ErrUnavailable and faults. Nil discards them.
 	Logger *slog.Logger
 }
 
+// DefaultMaxOpenConns is the pool when none is configured: two connections
+// per core the service may use, and at least MinMaxOpenConns.
+func DefaultMaxOpenConns() int { return max(MinMaxOpenConns, 2*runtime.GOMAXPROCS(0)) }
+
 func (c Config) withDefaults() Config {
 	if c.MaxOpenConns <= 0 {
-		c.MaxOpenConns = DefaultMaxOpenConns
+		c.MaxOpenConns = DefaultMaxOpenConns()
 	}
 	if c.MaxIdleConns <= 0 {
 		c.MaxIdleConns = c.MaxOpenConns
@@ -90,11 +82,8 @@ func (c Config) withDefaults() Config {
 	if c.ConnectTimeout <= 0 {
 		c.ConnectTimeout = DefaultConnectTimeout
 	}
-	if c.Readers <= 0 {
-		c.Readers = DefaultReaders
-	}
-	if c.Batch.Writers <= 0 {
-		c.Batch.Writers = DefaultWriters
+	if c.Batch.MaxWriters <= 0 {
+		c.Batch.MaxWriters = c.MaxOpenConns
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -16,16 +16,26 @@ type metrics struct {
 	batchDuration prometheus.Histogram
 	batchSize     prometheus.Histogram
 	queued        prometheus.GaugeFunc
+	inFlight      []prometheus.Collector
 	readDuration  *prometheus.HistogramVec
 	readSize      *prometheus.HistogramVec
 }
 
-func newMetrics(db *sql.DB, queued func() int) *metrics {
+func newMetrics(db *sql.DB, queued func() int, limits map[string]func() int) *metrics {
 	// The embedded store publishes the same names with store="sqlite", so
 	// one dashboard serves both.
 	labels := prometheus.Labels{"store": "postgres"}
+	var inFlight []prometheus.Collector
+	for batch, limit := range limits {
+		inFlight = append(inFlight, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name:        "plantstore_store_batches_in_flight_limit",
+			Help:        "How many batches may run at once now, as group commit adapted it to load and latency, by batch: write, find or list.",
+			ConstLabels: prometheus.Labels{"store": "postgres", "batch": batch},
+		}, func() float64 { return float64(limit()) }))
+	}
 	return &metrics{
-		pool: collectors.NewDBStatsCollector(db, "plantstore"),
+		inFlight: inFlight,
+		pool:     collectors.NewDBStatsCollector(db, "plantstore"),
 		batchDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:        "plantstore_store_batch_duration_seconds",
 			Help:        "Time to store one batch of writes (creates and deletes), from the statement to its commit.",
@@ -81,5 +91,14 @@ func (s *Store) RegisterMetrics(reg prometheus.Registerer) error {
 		reg.Register(s.metrics.queued),
 		reg.Register(s.metrics.readDuration),
 		reg.Register(s.metrics.readSize),
+		registerAll(reg, s.metrics.inFlight),
 	)
+}
+
+func registerAll(reg prometheus.Registerer, cs []prometheus.Collector) error {
+	var errs []error
+	for _, c := range cs {
+		errs = append(errs, reg.Register(c))
+	}
+	return errors.Join(errs...)
 }

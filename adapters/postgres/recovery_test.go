@@ -60,7 +60,7 @@ func TestStoreRecoversWhenTheDatabaseAcceptsConnectionsAgain(t *testing.T) {
 		t.Fatalf("Ping after recovery: %v", err)
 	}
 	// Every writer works again, not only the one that recovered first.
-	for i := range 2 * DefaultWriters {
+	for i := range 2 * s.cfg.MaxOpenConns {
 		if _, _, err := s.InsertIfAbsent(ctx, record(t, int64(1000+i), "After", "")); err != nil {
 			t.Fatalf("create %d after recovery: %v", i, err)
 		}

@@ -65,14 +65,19 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		receivers: textArray(cfg.Receivers, nil),
 		committed: make(chan struct{}, 1),
 	}
-	s.metrics = newMetrics(db.DB, func() int { return s.batcher.Queued() })
+	s.metrics = newMetrics(db.DB, func() int { return s.batcher.Queued() }, map[string]func() int{
+		"write": func() int { return s.batcher.Writers() },
+		"find":  func() int { return s.reads.Writers() },
+		"list":  func() int { return s.lists.Writers() },
+	})
 	if err := s.waitReady(ctx); err != nil {
 		_ = db.Close()
 		return nil, err
 	}
 	s.batcher = groupcommit.New(cfg.Batch, s.flush)
-	s.reads = groupcommit.New(groupcommit.Config{MaxBatch: cfg.Batch.MaxBatch, Writers: cfg.Readers}, s.findBatch)
-	s.lists = groupcommit.New(groupcommit.Config{MaxBatch: maxListsPerQuery, Writers: cfg.Readers}, s.listBatch)
+	// Reads gather as writes do, as many queries at once as they gain from.
+	s.reads = groupcommit.New(groupcommit.Config{MaxBatch: cfg.Batch.MaxBatch, MaxWriters: cfg.MaxOpenConns}, s.findBatch)
+	s.lists = groupcommit.New(groupcommit.Config{MaxBatch: maxListsPerQuery, MaxWriters: cfg.MaxOpenConns}, s.listBatch)
 	return s, nil
 }
 

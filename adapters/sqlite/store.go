@@ -20,7 +20,7 @@ type Config struct {
 	// "sqlite:" in PLANTSTORE_DATABASE_URL. It must name a file; an
 	// in-memory database would not be shared between connections.
 	Path string
-	// Batch tunes group commit. Writers is always 1: SQLite has one writer.
+	// Batch tunes group commit. MaxWriters is always 1: SQLite has one writer.
 	Batch groupcommit.Config
 	// Receivers are the webhook URLs every stored plant is announced to,
 	// through the outbox; none keeps no events.
@@ -90,7 +90,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	s := &Store{path: cfg.Path, write: write, read: read, receivers: cfg.Receivers, committed: make(chan struct{}, 1)}
 	s.metrics = newMetrics(s)
 	batch := cfg.Batch
-	batch.Writers = 1
+	batch.MaxWriters = 1
 	s.batcher = groupcommit.New(batch, s.flush)
 	return s, nil
 }

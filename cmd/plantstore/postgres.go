@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,11 +15,27 @@ import (
 
 // postgresSettings are the PostgreSQL store's: its pool and its patience.
 type postgresSettings struct {
-	MaxOpenConns    int           `flag:"db-max-open-conns" default:"8" check:"positive" help:"PostgreSQL: maximum open connections in the pool"`
-	MaxIdleConns    int           `flag:"db-max-idle-conns" default:"8" check:"positive" help:"PostgreSQL: maximum idle connections kept in the pool"`
+	MaxOpenConns    poolSize      `flag:"db-max-open-conns" default:"auto" help:"PostgreSQL: most open connections, hence most batches of each kind at once (auto: two per core, at least 8)"`
+	MaxIdleConns    poolSize      `flag:"db-max-idle-conns" default:"auto" help:"PostgreSQL: most idle connections kept in the pool (auto: as many as may be open)"`
 	ConnMaxLifetime time.Duration `flag:"db-conn-max-lifetime" default:"30m" help:"PostgreSQL: connections are recycled after this long"`
 	QueryTimeout    time.Duration `flag:"db-query-timeout" default:"5s" help:"longest a store statement may take before the request answers 503"`
 	StartupWait     time.Duration `flag:"db-startup-wait" default:"30s" help:"PostgreSQL: how long start-up retries an unreachable database before giving up"`
+}
+
+// poolSize is a number of connections, or auto (zero): the store's default.
+type poolSize int
+
+func (n *poolSize) UnmarshalText(b []byte) error {
+	if string(b) == "auto" {
+		*n = 0
+		return nil
+	}
+	v, err := strconv.Atoi(string(b))
+	if err != nil || v <= 0 {
+		return errors.New("must be auto or a positive whole number")
+	}
+	*n = poolSize(v)
+	return nil
 }
 
 var postgresModule = fx.Module("postgres",
@@ -27,8 +45,8 @@ var postgresModule = fx.Module("postgres",
 func openPostgres(lc fx.Lifecycle, s *storeSettings, pg *postgresSettings, w *webhookSettings, log *slog.Logger, reg prometheus.Registerer) (*postgres.Store, error) {
 	c := postgres.Config{
 		URL:             string(s.DatabaseURL),
-		MaxOpenConns:    pg.MaxOpenConns,
-		MaxIdleConns:    pg.MaxIdleConns,
+		MaxOpenConns:    int(pg.MaxOpenConns),
+		MaxIdleConns:    int(pg.MaxIdleConns),
 		ConnMaxLifetime: pg.ConnMaxLifetime,
 		QueryTimeout:    pg.QueryTimeout,
 		ConnectTimeout:  pg.StartupWait,

@@ -49,9 +49,11 @@ type Batcher[T, R any] struct {
 	ctx     context.Context // parent of every flush context; not any submitter's
 	cancel  context.CancelFunc
 	writers sync.WaitGroup
+	limit   *limit
 }
 
-// New starts a Batcher with cfg.Writers writer goroutines calling flush.
+// New starts a Batcher with cfg.MaxWriters writer goroutines calling flush,
+// as many at once as its limit allows (see limit).
 //
 // flush receives a batch in submission order and must return exactly
 // len(batch) results, result i answering batch[i]; any other count is a
@@ -66,13 +68,14 @@ func New[T, R any](cfg Config, flush func(ctx context.Context, batch []T) []Resu
 	b := &Batcher[T, R]{
 		cfg:    cfg,
 		flush:  flush,
-		queue:  make(chan *request[T, R], cfg.MaxBatch*cfg.Writers),
+		queue:  make(chan *request[T, R], cfg.MaxBatch*cfg.MaxWriters),
 		ctx:    ctx,
 		cancel: cancel,
+		limit:  newLimit(cfg.MaxWriters),
 	}
 	b.pool.New = func() any { return &request[T, R]{done: make(chan Result[R], 1)} }
-	b.writers.Add(cfg.Writers)
-	for range cfg.Writers {
+	b.writers.Add(cfg.MaxWriters)
+	for range cfg.MaxWriters {
 		go b.write()
 	}
 	return b
@@ -136,9 +139,13 @@ func (b *Batcher[T, R]) Close() {
 		close(b.queue)
 	}
 	b.mu.Unlock()
+	b.limit.close()
 	b.writers.Wait()
 	b.cancel()
 }
+
+// Writers is how many batches may flush at once now, a snapshot for metrics.
+func (b *Batcher[T, R]) Writers() int { return b.limit.writers() }
 
 func (b *Batcher[T, R]) release(r *request[T, R]) {
 	var zero T
@@ -156,13 +163,18 @@ func (b *Batcher[T, R]) write() {
 		items: make([]T, 0, b.cfg.MaxBatch),
 	}
 	for {
+		// The permit is held while waiting for work: a writer that may
+		// flush takes the next item at once.
+		b.limit.acquire()
 		r, ok := <-b.queue
 		if !ok {
+			b.limit.release(0, false)
 			return
 		}
 		w.take(r)
 		open := w.gather()
-		w.flush()
+		size := w.flush()
+		b.limit.release(size, len(b.queue) > 0)
 		if !open {
 			return
 		}
@@ -225,9 +237,10 @@ func (w *writer[T, R]) gather() bool {
 }
 
 // flush runs the flush function over the batch and answers every submitter.
-func (w *writer[T, R]) flush() {
+// It returns the batch's size.
+func (w *writer[T, R]) flush() int {
 	if len(w.reqs) == 0 {
-		return
+		return 0
 	}
 	if w.timer != nil {
 		w.timer.Stop()
@@ -247,7 +260,9 @@ func (w *writer[T, R]) flush() {
 	for i, r := range w.reqs {
 		r.done <- results[i]
 	}
+	size := len(w.items)
 	clear(w.items)
 	clear(w.reqs)
 	w.items, w.reqs = w.items[:0], w.reqs[:0]
+	return size
 }

@@ -273,24 +273,6 @@ func TestATakenItemWaitsForItsFlushDespiteCancellation(t *testing.T) {
 	}
 }
 
-func TestWritersFlushConcurrently(t *testing.T) {
-	// Each flush waits until another is running: with one writer this
-	// would never finish.
-	var arrived sync.WaitGroup
-	arrived.Add(2)
-	b := New(Config{MaxBatch: 1, Writers: 2}, func(_ context.Context, batch []int) []Result[int] {
-		arrived.Done()
-		arrived.Wait()
-		return make([]Result[int], len(batch))
-	})
-	defer b.Close()
-	for _, r := range <-submitAll(b, 1, 2) {
-		if r.Err != nil {
-			t.Fatalf("Submit: %v", r.Err)
-		}
-	}
-}
-
 func TestMaxWaitGathersAFullBatch(t *testing.T) {
 	g := newGatedFlush()
 	close(g.release)

@@ -4,8 +4,8 @@ import "time"
 
 // Defaults used for zero Config fields.
 const (
-	DefaultMaxBatch = 128
-	DefaultWriters  = 1
+	DefaultMaxBatch   = 128
+	DefaultMaxWriters = 1
 )
 
 // Config tunes a Batcher. The zero Config is usable.
@@ -18,10 +18,11 @@ type Config struct {
 	// queued right away: items arriving during a flush form the next batch,
 	// which batches under load and adds no latency when idle.
 	MaxWait time.Duration
-	// Writers is the number of goroutines flushing batches concurrently.
-	// Zero or less means DefaultWriters (1). Use more than one only when
-	// the store commits several transactions in parallel.
-	Writers int
+	// MaxWriters bounds how many batches flush at once: the Batcher starts
+	// at one and adapts within this bound (see limit), so a store gives it
+	// what it can run in parallel, such as its connection pool. Zero or less
+	// means DefaultMaxWriters (1): one batch at a time.
+	MaxWriters int
 	// FlushTimeout bounds each flush through the context it receives, so a
 	// hung store fails its batch instead of holding submitters forever.
 	// Zero (the default) sets no bound.
@@ -32,8 +33,8 @@ func (c Config) withDefaults() Config {
 	if c.MaxBatch <= 0 {
 		c.MaxBatch = DefaultMaxBatch
 	}
-	if c.Writers <= 0 {
-		c.Writers = DefaultWriters
+	if c.MaxWriters <= 0 {
+		c.MaxWriters = DefaultMaxWriters
 	}
 	if c.MaxWait < 0 {
 		c.MaxWait = 0
