@@ -3,12 +3,9 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/plantstore/plantstore/adapters/internal/groupcommit"
-	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
 
@@ -32,17 +29,7 @@ type found struct {
 // is. It reads committed rows only: every acknowledged create is there.
 func (s *Store) FindPlant(ctx context.Context, id domain.ID) (domain.Plant, bool, error) {
 	res, err := s.reads.Submit(ctx, id)
-	switch {
-	case err == nil:
-		return res.plant, res.ok, nil
-	case errors.Is(err, groupcommit.ErrClosed):
-		return domain.Plant{}, false, fmt.Errorf("store: %w (closed)", application.ErrUnavailable)
-	case errors.Is(err, context.Canceled):
-		return domain.Plant{}, false, fmt.Errorf("store: %w", context.Canceled)
-	case errors.Is(err, context.DeadlineExceeded):
-		return domain.Plant{}, false, fmt.Errorf("store: %w: %w", application.ErrUnavailable, context.DeadlineExceeded)
-	}
-	return domain.Plant{}, false, err // already mapped by findBatch
+	return res.plant, res.ok, submitError(err)
 }
 
 // findBatch is the read batcher's flush function: one query for every id

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -42,17 +41,7 @@ func (s *Store) ListPlants(ctx context.Context, q application.ListQuery) ([]doma
 		return nil, nil
 	}
 	plants, err := s.lists.Submit(ctx, q)
-	switch {
-	case err == nil:
-		return plants, nil
-	case errors.Is(err, groupcommit.ErrClosed):
-		return nil, fmt.Errorf("store: %w (closed)", application.ErrUnavailable)
-	case errors.Is(err, context.Canceled):
-		return nil, fmt.Errorf("store: %w", context.Canceled)
-	case errors.Is(err, context.DeadlineExceeded):
-		return nil, fmt.Errorf("store: %w: %w", application.ErrUnavailable, context.DeadlineExceeded)
-	}
-	return nil, err // already mapped by listBatch
+	return plants, submitError(err)
 }
 
 // listBatch is the list batcher's flush function: one query for the lists

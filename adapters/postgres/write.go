@@ -52,17 +52,23 @@ func (s *Store) DeletePlant(ctx context.Context, id domain.ID) (bool, error) {
 // submit hands w to the batcher and waits for its batch to commit.
 func (s *Store) submit(ctx context.Context, w write) (outcome, error) {
 	res, err := s.batcher.Submit(ctx, w)
+	return res, submitError(err)
+}
+
+// submitError maps what a batcher's Submit returns to the store's errors.
+// A caller that gave up before its item was taken into a batch gets
+// context.Canceled, and nothing of it was done; a flush's own errors are
+// mapped already.
+func submitError(err error) error {
 	switch {
 	case err == nil:
-		return res, nil
+		return nil
 	case errors.Is(err, groupcommit.ErrClosed):
-		return outcome{}, fmt.Errorf("store: %w (closed)", application.ErrUnavailable)
+		return fmt.Errorf("store: %w (closed)", application.ErrUnavailable)
 	case errors.Is(err, context.Canceled):
-		// The caller gave up before its write was taken into a batch:
-		// nothing was written.
-		return outcome{}, fmt.Errorf("store: %w", context.Canceled)
+		return fmt.Errorf("store: %w", context.Canceled)
 	case errors.Is(err, context.DeadlineExceeded):
-		return outcome{}, fmt.Errorf("store: %w: %w", application.ErrUnavailable, context.DeadlineExceeded)
+		return fmt.Errorf("store: %w: %w", application.ErrUnavailable, context.DeadlineExceeded)
 	}
-	return outcome{}, err // already mapped by flush
+	return err
 }
