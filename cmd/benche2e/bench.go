@@ -24,6 +24,9 @@ type bench struct {
 	stores    []*store
 	cells     []*cell
 	discarded int // rounds measured again because other work disturbed them
+
+	rc         *receiver // the webhook's receiver, when a scenario has one
+	hookSecret string    // file the service signs events with
 }
 
 // newBench builds the service unless -bin names it, mints a token, creates
@@ -60,6 +63,11 @@ func newBench(ctx context.Context, o options) (_ *bench, err error) {
 		return nil, err
 	}
 	b.token = strings.TrimSpace(out)
+	if slices.ContainsFunc(scenarios, func(sc scenario) bool { return sc.hook && slices.Contains(o.ops, sc.name) }) {
+		if b.rc, b.hookSecret, err = startReceiver(b.dir); err != nil {
+			return nil, err
+		}
+	}
 	for _, kind := range o.stores {
 		var s *store
 		if kind == "postgres" {
@@ -118,6 +126,9 @@ func (b *bench) plantstore(ctx context.Context, env []string, args ...string) (s
 }
 
 func (b *bench) cleanup() {
+	if b.rc != nil {
+		b.rc.close()
+	}
 	for _, s := range b.stores {
 		s.close()
 	}

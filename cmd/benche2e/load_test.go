@@ -32,7 +32,7 @@ func TestHTTPLoadSendsDistinctCreatesAndCountsNon2xx(t *testing.T) {
 	defer srv.Close()
 	b := &bench{o: options{preload: 1000, warmup: 50 * time.Millisecond, duration: 200 * time.Millisecond}, token: "tok"}
 	for _, rate := range []int{0, 200} {
-		s, err := b.vegetaLoad(context.Background(), srv.URL, &cell{sc: scenarios[0], conns: 4, rate: rate})
+		s, err := b.vegetaLoad(context.Background(), srv.URL, &cell{sc: scenarios[0], conns: 4, rate: rate}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +41,7 @@ func TestHTTPLoadSendsDistinctCreatesAndCountsNon2xx(t *testing.T) {
 		}
 	}
 	get := scenarios[1]
-	s, err := b.vegetaLoad(context.Background(), srv.URL, &cell{sc: get, conns: 2})
+	s, err := b.vegetaLoad(context.Background(), srv.URL, &cell{sc: get, conns: 2}, nil)
 	if err != nil || s.completed == 0 || s.failed != s.completed {
 		t.Errorf("gets: %v, %d of %d failed; want every one refused", err, s.failed, s.completed)
 	}

@@ -3,8 +3,12 @@
 // pgbench running the SQL an operation amounts to on PostgreSQL, and a plain
 // Go loop running it on the embedded SQLite store with the store's own
 // durability settings. Each operation (create, get, list, delete) is one
-// scenario; the service is loaded over HTTP by vegeta, at fixed concurrency
-// (-conns) or at a fixed rate (-rate, an open loop).
+// scenario; the service is loaded over HTTP, at fixed concurrency (-conns,
+// by wrk) or at a fixed rate (-rate, an open loop by vegeta). Three more
+// measure the new-plant webhook with a receiver this tool runs: creates
+// that announce every plant (create+hook, against the create reference),
+// the lag from a create's answer to its event at a steady rate (lag), and
+// the highest rate one replica delivers a filled outbox at (deliver).
 //
 // Cells run interleaved (A B A B ...) for a number of rounds, each after a
 // checkpoint, and one Markdown table of the medians goes to standard output,
@@ -41,6 +45,11 @@ type options struct {
 	bins               []string
 	profileDir         string
 	waitIdle, maxNoise float64
+	// The webhook's cells: the rate, window and drain of lag; the events
+	// deliver starts from.
+	lagRate               int
+	lagDuration, lagDrain time.Duration
+	deliverEvents         int
 }
 
 // variant is one set of settings the service is measured with.
@@ -123,6 +132,10 @@ func parseOptions(args []string) (options, error) {
 	})
 	fs.StringVar(&o.profileDir, "profile", "", "save a CPU profile of every service cell's window into this directory")
 	fs.Float64Var(&o.waitIdle, "wait-idle", 0, "first wait until the 1-minute load average is below this (0: do not wait)")
+	fs.IntVar(&o.lagRate, "lag-rate", 2000, "creates per second of the lag cell, an open loop")
+	fs.DurationVar(&o.lagDuration, "lag-duration", 30*time.Second, "measured time of the lag cell")
+	fs.DurationVar(&o.lagDrain, "lag-drain", 5*time.Second, "how long the lag cell waits after its window for the events still on their way")
+	fs.IntVar(&o.deliverEvents, "deliver-events", 60000, "due events in the outbox when a deliver cell's service starts; the last four fifths are measured")
 	fs.Float64Var(&o.maxNoise, "max-noise", 0.05, "measure a round again (at most twice) when other work or the hypervisor took more than this share of the machine in one of its cells; 0: never")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -142,6 +155,8 @@ func parseOptions(args []string) (options, error) {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case o.duration < time.Second || o.rounds < 1 || o.warmup < 0:
 		return o, errors.New("-duration must be at least 1s, -rounds at least 1 and -warmup not negative")
+	case o.lagRate < 1 || o.lagDuration < time.Second || o.lagDrain < 0 || o.deliverEvents < 5:
+		return o, errors.New("-lag-rate must be positive, -deliver-events at least 5, -lag-duration at least 1s and -lag-drain not negative")
 	case reads && o.preload < listLimit:
 		return o, fmt.Errorf("get and list need -preload of at least %d", listLimit)
 	case len(o.pgbenchClients) == 0:

@@ -19,6 +19,12 @@ type sample struct {
 	quantiles map[float64]time.Duration // or only some quantiles (wrk's)
 	rss       int64                     // the service's peak resident set in bytes; 0 when none ran
 	cpu       cpuTimes                  // CPU spent in the window
+	began     time.Time                 // when the window opened (service cells)
+
+	// The webhook's cells: plants the receiver first got in the window;
+	// for lag, the acknowledged plants never announced and the highest
+	// pending gauge read.
+	delivered, unannounced, pending int
 }
 
 // window is the measured interval of a cell: what ends inside counts.
@@ -26,11 +32,11 @@ type window struct{ start, end time.Time }
 
 func (w window) contains(t time.Time) bool { return !t.Before(w.start) && t.Before(w.end) }
 
-// newSample returns an empty sample and its window, which opens a warm-up
-// from now.
-func (b *bench) newSample() (*sample, window) {
+// newSample returns an empty sample and its window of length d, which opens
+// a warm-up from now.
+func (b *bench) newSample(d time.Duration) (*sample, window) {
 	start := time.Now().Add(b.o.warmup)
-	return &sample{window: b.o.duration, latencies: make([]time.Duration, 0, 1<<16)}, window{start, start.Add(b.o.duration)}
+	return &sample{window: d, began: start, latencies: make([]time.Duration, 0, 1<<16)}, window{start, start.Add(d)}
 }
 
 // rate is completed operations per second.
@@ -54,23 +60,24 @@ type cpuTimes struct {
 	service  time.Duration // the service process (zero when none runs)
 	postgres time.Duration // every process named postgres
 	load     time.Duration // the load: this program, or pgbench
+	receiver time.Duration // this program as the webhook's receiver, when the load is another
 	busy     time.Duration // the whole machine, every core, not idle
 	steal    time.Duration // taken by the hypervisor from this virtual machine
 }
 
 func (t cpuTimes) sub(u cpuTimes) cpuTimes {
-	return cpuTimes{t.service - u.service, t.postgres - u.postgres, t.load - u.load, t.busy - u.busy, t.steal - u.steal}
+	return cpuTimes{t.service - u.service, t.postgres - u.postgres, t.load - u.load, t.receiver - u.receiver, t.busy - u.busy, t.steal - u.steal}
 }
 
 // clockTick is the unit of /proc CPU times (USER_HZ, 100 on Linux).
 const clockTick = 10 * time.Millisecond
 
-// readCPU reads the CPU times of the service (pid, or 0), of the load
-// (loadPID, or 0 for this process), of every postgres process and of the
-// whole machine. Processes that ended are not counted, which is why it is
-// read while the load runs.
-func readCPU(servicePID, loadPID int) cpuTimes {
-	t := cpuTimes{service: processCPU(servicePID), load: processCPU(loadPID)}
+// readCPU reads the CPU times of the service (pid, or -1), of the load
+// (loadPID, 0 for this process, or -1), of the receiver (receiverPID, 0
+// or -1), of every postgres process and of the whole machine. Processes
+// that ended are not counted, which is why it is read while the load runs.
+func readCPU(servicePID, loadPID, receiverPID int) cpuTimes {
+	t := cpuTimes{service: processCPU(servicePID), load: processCPU(loadPID), receiver: processCPU(receiverPID)}
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, dir := range dirs {
 		if comm, err := os.ReadFile(filepath.Join(dir, "comm")); err == nil && string(comm) == "postgres\n" {
@@ -120,7 +127,7 @@ func ticks(fields []string, i, n int) []time.Duration {
 
 // probeCPU reads the CPU times when the window that opens warmup from now
 // starts and when it ends, and sends the difference; zero if ctx ends first.
-func probeCPU(ctx context.Context, warmup, duration time.Duration, servicePID, loadPID int) <-chan cpuTimes {
+func probeCPU(ctx context.Context, warmup, duration time.Duration, servicePID, loadPID, receiverPID int) <-chan cpuTimes {
 	out := make(chan cpuTimes, 1)
 	go func() {
 		var start cpuTimes
@@ -132,10 +139,10 @@ func probeCPU(ctx context.Context, warmup, duration time.Duration, servicePID, l
 			case <-time.After(d):
 			}
 			if i == 0 {
-				start = readCPU(servicePID, loadPID)
+				start = readCPU(servicePID, loadPID, receiverPID)
 			}
 		}
-		out <- readCPU(servicePID, loadPID).sub(start)
+		out <- readCPU(servicePID, loadPID, receiverPID).sub(start)
 	}()
 	return out
 }

@@ -25,15 +25,27 @@ func (b *bench) report(w io.Writer) {
 	if len(o.env) > 0 {
 		fmt.Fprintf(w, "service settings: %s\n", strings.Join(o.env, " "))
 	}
+	if slices.ContainsFunc(b.cells, func(c *cell) bool { return c.sc.name == "lag" }) {
+		fmt.Fprintf(w, "lag: a window of %s at %d creates/s, then up to %s for the events still on their way\n", o.lagDuration, o.lagRate, o.lagDrain)
+	}
 	for _, v := range o.variants {
 		fmt.Fprintf(w, "variant %s: %s\n", v.label, strings.Join(v.env, " "))
 	}
-	fmt.Fprintln(w, "\n| store | op | load | conns | req/s | rounds (req/s) | p50 | p99 | ratio | non-2xx | peak RSS | CPU µs/op: service · postgres · load · other |")
-	fmt.Fprintln(w, "|---|---|---|--:|--:|---|--:|--:|--:|--:|--:|--:|")
+	// The webhook's column, and its receiver's share of the CPU, only
+	// when the run measured it.
+	hooks := slices.ContainsFunc(b.cells, func(c *cell) bool { return c.sc.hook })
+	head, rule, receiver := "", "", ""
+	if hooks {
+		head, rule, receiver = " webhook |", "---|", " · receiver"
+	}
+	fmt.Fprintf(w, "\n| store | op | load | conns | req/s | rounds (req/s) | p50 | p99 | ratio | non-2xx | peak RSS | CPU µs/op: service · postgres · load%s · other |%s\n", receiver, head)
+	fmt.Fprintf(w, "|---|---|---|--:|--:|---|--:|--:|--:|--:|--:|--:|%s\n", rule)
 	for _, c := range b.cells {
 		ratio := "1.00 (ref)"
-		if !c.ref {
-			ratio = fmt.Sprintf("%.2f", pairedRatio(c, b.referenceOf(c)))
+		if ref := b.referenceOf(c); ref == nil {
+			ratio = "–"
+		} else if !c.ref {
+			ratio = fmt.Sprintf("%.2f", pairedRatio(c, ref))
 		}
 		conns, rss := "–", "–"
 		if c.conns > 0 {
@@ -47,21 +59,25 @@ func (b *bench) report(w io.Writer) {
 		for _, s := range c.samples {
 			failed += s.failed
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %d | %s | %s |\n",
+		hook := ""
+		if hooks {
+			hook = " " + b.webhookColumn(c) + " |"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %d | %s | %s |%s\n",
 			c.store.kind, c.sc.name, c.load, conns, median(values(c, (*sample).rate)), rounds,
-			ms(c, 0.50), ms(c, 0.99), ratio, failed, rss, cpuColumn(c))
+			ms(c, 0.50), ms(c, 0.99), ratio, failed, rss, cpuColumn(c, hooks), hook)
 	}
 }
 
 // referenceOf returns the cell c is compared with: the reference of its
-// store and scenario.
+// store and of the scenario its ratio is taken against; nil for none.
 func (b *bench) referenceOf(c *cell) *cell {
 	for _, r := range b.cells {
-		if r.ref && r.store == c.store && r.sc.name == c.sc.name {
+		if r.ref && r.store == c.store && r.sc.name == c.sc.refName() {
 			return r
 		}
 	}
-	return c
+	return nil
 }
 
 // pairedRatio is the median over rounds of c's rate divided by ref's rate in
@@ -95,8 +111,12 @@ func median(vs []float64) float64 {
 	return vs[len(vs)/2]
 }
 
-// ms is the median over rounds of the q-quantile latency, in milliseconds.
+// ms is the median over rounds of the q-quantile latency, in milliseconds;
+// "–" for a cell that measures none (deliver).
 func ms(c *cell, q float64) string {
+	if c.sc.name == "deliver" {
+		return "–"
+	}
 	return fmt.Sprintf("%.2f ms", median(values(c, func(s *sample) float64 { return float64(s.percentile(q)) }))/1e6)
 }
 
@@ -104,7 +124,11 @@ func ms(c *cell, q float64) string {
 // machine: the service, the PostgreSQL server, the load (this program's
 // HTTP client or loop, or pgbench), and everything else running meanwhile,
 // which is noise (PostgreSQL's share too when it is not the store measured).
-func cpuColumn(c *cell) string {
+// With receiver it also shows the webhook receiver's, where it is apart from
+// the load: in a wrk cell and in deliver, which has no load. In the open
+// loops the receiver shares this program with vegeta, and the load's figure
+// holds both.
+func cpuColumn(c *cell, receiver bool) string {
 	per := func(part func(cpuTimes) time.Duration) string {
 		return fmt.Sprintf("%.0f", median(values(c, func(s *sample) float64 {
 			return float64(part(s.cpu).Microseconds()) / float64(max(1, s.completed))
@@ -117,6 +141,16 @@ func cpuColumn(c *cell) string {
 	if c.store.kind == "postgres" {
 		pg = per(func(t cpuTimes) time.Duration { return t.postgres })
 	}
-	return strings.Join([]string{svc, pg, per(func(t cpuTimes) time.Duration { return t.load }),
-		per(func(t cpuTimes) time.Duration { return max(0, t.busy-own(c, t)) })}, " · ")
+	parts := []string{svc, pg, per(func(t cpuTimes) time.Duration { return t.load })}
+	if c.sc.name == "deliver" {
+		parts[2] = "–"
+	}
+	if receiver {
+		rc := "–"
+		if c.sc.hook && c.rate == 0 {
+			rc = per(func(t cpuTimes) time.Duration { return t.receiver })
+		}
+		parts = append(parts, rc)
+	}
+	return strings.Join(append(parts, per(func(t cpuTimes) time.Duration { return max(0, t.busy-own(c, t)) })), " · ")
 }

@@ -13,16 +13,17 @@ import (
 // cell is one line of the table: one load of one scenario on one store,
 // measured once per round.
 type cell struct {
-	store   *store
-	sc      scenario
-	load    string // "pgbench", "Go loop" or "service", then the service's labels
-	conns   int    // connections, clients or loops; 0 for an open loop
-	rate    int    // requests per second of an open loop
-	bin     string // the service's binary; "" for a reference
-	env     []string
-	ref     bool     // the ratio's denominator for its store and scenario
-	ids     *idRange // the ids a delete cell consumes
-	samples []*sample
+	store    *store
+	sc       scenario
+	load     string // "pgbench", "Go loop" or "service", then the service's labels
+	conns    int    // connections, clients or loops; 0 for an open loop
+	rate     int    // requests per second of an open loop
+	bin      string // the service's binary; "" for a reference
+	env      []string
+	ref      bool          // the ratio's denominator for its store and scenario
+	ids      *idRange      // the ids a delete cell consumes
+	duration time.Duration // the window when not -duration (lag)
+	samples  []*sample
 }
 
 // newCells lists the table's lines in the order a round runs them: per store
@@ -35,7 +36,7 @@ func (b *bench) newCells() []*cell {
 		variants = []variant{{}}
 	}
 	var cs []*cell
-	service := func(st *store, sc scenario, conns, rate int) {
+	service := func(st *store, sc scenario, conns, rate int, d time.Duration) {
 		for _, bin := range b.bins {
 			for _, v := range variants {
 				labels := []string{"service"}
@@ -46,37 +47,55 @@ func (b *bench) newCells() []*cell {
 					labels = append(labels, filepath.Base(bin))
 				}
 				// Later entries win: a variant's settings over -env over the run's.
-				env := slices.Concat([]string{"PLANTSTORE_DATABASE_URL=" + st.url, "PLANTSTORE_JWT_SECRET_FILE=" + b.secret}, o.env, v.env)
+				env := []string{"PLANTSTORE_DATABASE_URL=" + st.url, "PLANTSTORE_JWT_SECRET_FILE=" + b.secret}
+				if sc.hook {
+					env = append(env, "PLANTSTORE_WEBHOOK_URLS="+b.rc.url, "PLANTSTORE_WEBHOOK_SECRET_FILE="+b.hookSecret)
+				}
+				env = slices.Concat(env, o.env, v.env)
 				if o.profileDir != "" {
 					env = append(env, "PLANTSTORE_PROFILING=true")
 				}
 				cs = append(cs, &cell{store: st, sc: sc, load: strings.Join(append(labels, v.label), " "),
-					conns: conns, rate: rate, bin: bin, env: env})
+					conns: conns, rate: rate, bin: bin, env: env, duration: d})
 			}
 		}
 	}
 	for _, st := range b.stores {
 		for _, sc := range scenarios {
-			if !slices.Contains(o.ops, sc.name) {
+			switch {
+			case !slices.Contains(o.ops, sc.name):
+				continue
+			case sc.name == "lag":
+				service(st, sc, 0, o.lagRate, o.lagDuration)
+				continue
+			case sc.measure != nil:
+				service(st, sc, 0, 0, 0)
 				continue
 			}
-			conns := o.conns
-			if st.kind == "postgres" {
-				for i, n := range o.pgbenchClients {
-					cs = append(cs, &cell{store: st, sc: sc, load: "pgbench", conns: n, ref: i == 0})
+			// A scenario sharing another's references gets them here only
+			// when that one is not measured too.
+			ref := scenarioNamed(sc.refName())
+			if ref.name == sc.name || !slices.Contains(o.ops, ref.name) {
+				if st.kind == "postgres" {
+					for i, n := range o.pgbenchClients {
+						cs = append(cs, &cell{store: st, sc: ref, load: "pgbench", conns: n, ref: i == 0})
+					}
+				} else {
+					cs = append(cs, &cell{store: st, sc: ref, load: "Go loop", conns: 1, ref: true})
 				}
-			} else {
-				cs = append(cs, &cell{store: st, sc: sc, load: "Go loop", conns: 1, ref: true})
+			}
+			conns := o.conns
+			if st.kind == "sqlite" {
 				conns = o.sqliteConns
 			}
 			if conns == nil {
 				conns = []int{sc.conns}
 			}
 			for _, n := range conns {
-				service(st, sc, n, 0)
+				service(st, sc, n, 0, 0)
 			}
 			for _, rate := range o.rates {
-				service(st, sc, 0, rate)
+				service(st, sc, 0, rate, 0)
 			}
 		}
 	}
@@ -112,9 +131,17 @@ func (b *bench) serve(ctx context.Context, c *cell) (*sample, error) {
 	var profiled <-chan error
 	if o.profileDir != "" {
 		name := fmt.Sprintf("%s-%s-%s-c%d-%d.pprof", c.store.kind, c.sc.name, c.load, c.conns, time.Now().Unix())
-		profiled = svc.profile(filepath.Join(o.profileDir, strings.NewReplacer(" ", "-", "/", "").Replace(name)), o.warmup, o.duration)
+		profiled = svc.profile(filepath.Join(o.profileDir, strings.NewReplacer(" ", "-", "/", "", "+", "-").Replace(name)), o.warmup, b.length(c))
 	}
-	s, err := b.httpLoad(ctx, "http://"+svc.api, c, svc.cmd.Process.Pid)
+	var s *sample
+	if c.sc.measure != nil {
+		s, err = c.sc.measure(b, ctx, c, svc)
+	} else {
+		s, err = b.httpLoad(ctx, "http://"+svc.api, c, svc.cmd.Process.Pid)
+		if err == nil && c.sc.hook {
+			s.delivered = b.rc.countIn(window{s.began, s.began.Add(s.window)})
+		}
+	}
 	if profiled != nil {
 		if err := <-profiled; err != nil {
 			progress("no profile: %v", err)
@@ -156,10 +183,17 @@ func (b *bench) runRounds(ctx context.Context) error {
 			}
 			samples[i] = s
 			other, stolen := noise(c, s)
-			q := func(p float64) time.Duration { return s.percentile(p).Round(10 * time.Microsecond) }
-			progress("round %d/%d  %-34s %8.0f/s  p50 %s p99 %s max %s  non-2xx %d  cpu µs/op %s  other %.0f%% stolen %.0f%%",
+			q := func(p float64) string {
+				if len(s.latencies) == 0 && s.quantiles == nil {
+					return "–"
+				}
+				return s.percentile(p).Round(10 * time.Microsecond).String()
+			}
+			one := *c
+			one.samples = []*sample{s}
+			progress("round %d/%d  %-34s %8.0f/s  p50 %s p99 %s max %s  non-2xx %d  cpu µs/op %s  other %.0f%% stolen %.0f%%%s",
 				r, o.rounds, name, s.rate(), q(0.5), q(0.99), q(1), s.failed,
-				cpuColumn(&cell{store: c.store, bin: c.bin, samples: []*sample{s}}), 100*other, 100*stolen)
+				cpuColumn(&one, c.sc.hook), 100*other, 100*stolen, hookProgress(c, s))
 			if disturbed == "" && o.maxNoise > 0 && max(other, stolen) > o.maxNoise {
 				disturbed = fmt.Sprintf("%s: other work %.0f%%, stolen %.0f%% of the machine", name, 100*other, 100*stolen)
 			}
@@ -179,8 +213,21 @@ func (b *bench) runRounds(ctx context.Context) error {
 }
 
 // settle puts the store in the same state before every cell: a delete
-// cell's range topped up, and nothing dirty waiting for a checkpoint.
+// cell's range topped up, in a run that measures the webhook the outbox
+// empty (or filled for a deliver cell) and the receiver's record cleared,
+// and nothing dirty waiting for a checkpoint.
 func (b *bench) settle(ctx context.Context, c *cell) error {
+	if b.rc != nil {
+		if err := c.store.clearOutbox(ctx); err != nil {
+			return err
+		}
+		if c.sc.name == "deliver" {
+			if err := c.store.fillOutbox(ctx, b.rc.url, b.o.deliverEvents); err != nil {
+				return err
+			}
+		}
+		b.rc.reset()
+	}
 	if c.ids != nil {
 		// pgbench runs a second longer than the window and warm-up.
 		if from, to := c.ids.topUp(b.o.warmup + b.o.duration + time.Second); to > from {
@@ -201,11 +248,11 @@ func noise(c *cell, s *sample) (other, stolen float64) {
 	return max(0, (s.cpu.busy-own(c, s.cpu)).Seconds()) / capacity, s.cpu.steal.Seconds() / capacity
 }
 
-// own is the CPU of the programs a cell measures: the service, the load, and
-// PostgreSQL when it is the store.
+// own is the CPU of the programs a cell measures: the service, the load,
+// the webhook's receiver, and PostgreSQL when it is the store.
 func own(c *cell, t cpuTimes) time.Duration {
 	if c.store.kind == "postgres" {
-		return t.service + t.load + t.postgres
+		return t.service + t.load + t.receiver + t.postgres
 	}
-	return t.service + t.load
+	return t.service + t.load + t.receiver
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -44,9 +46,30 @@ type scenario struct {
 	// transaction of its own and must change exactly one row.
 	sql   string
 	write bool
+	// hook: the service announces every plant to the one receiver this
+	// tool runs (PLANTSTORE_WEBHOOK_URLS), which counts what it gets.
+	hook bool
+	// refOp names another scenario whose references this one is compared
+	// with, for the same SQL.
+	refOp string
+	// measure replaces the HTTP load of the service's cells (lag, deliver),
+	// which then have no reference.
+	measure func(b *bench, ctx context.Context, c *cell, svc *service) (*sample, error)
 }
 
-var scenarios = []scenario{{
+// refName is the scenario whose references the ratio is taken against; ""
+// for none.
+func (sc scenario) refName() string {
+	switch {
+	case sc.measure != nil:
+		return ""
+	case sc.refOp != "":
+		return sc.refOp
+	}
+	return sc.name
+}
+
+var scenarios = withWebhook([]scenario{{
 	name: "create", conns: 64, method: "POST",
 	id: func(int64, *idRange) int64 { return freshIDs + rand.Int64N(math.MaxInt64-freshIDs) },
 	request: func(id int64) (string, []byte) {
@@ -98,7 +121,12 @@ SELECT id, name, tag FROM plants WHERE id > :after ORDER BY id LIMIT %[1]d;
 `,
 	sql:   `DELETE FROM plants WHERE id = ?`,
 	write: true,
-}}
+}})
+
+// scenarioNamed returns the scenario of that name.
+func scenarioNamed(name string) scenario {
+	return scenarios[slices.IndexFunc(scenarios, func(sc scenario) bool { return sc.name == name })]
+}
 
 func scenarioNames() []string {
 	names := make([]string, len(scenarios))

@@ -43,10 +43,13 @@ func TestDeleteRangeIsConsumedOnceAndToppedUp(t *testing.T) {
 func TestScenarioIDsHitThePreloadedPlants(t *testing.T) {
 	const rows = 1000
 	for _, sc := range scenarios {
+		if sc.id == nil {
+			continue // deliver: no requests
+		}
 		for range 10_000 {
 			id := sc.id(rows, newIDRange(deleteRanges))
 			switch sc.name {
-			case "create":
+			case "create", "create+hook", "lag":
 				if id < freshIDs {
 					t.Fatalf("create id %d among the stored ones", id)
 				}

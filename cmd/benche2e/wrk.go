@@ -55,16 +55,21 @@ type wrkResult struct {
 	Taken      int64 `json:"taken"`
 }
 
-// runWrk runs wrk once and reads its result; the CPU of the service and of
-// wrk is read over the run.
+// runWrk runs wrk once and reads its result; the CPU of the service, of
+// wrk and of the webhook's receiver (this process) is read over the run.
 func (b *bench) runWrk(ctx context.Context, c *cell, args []string, servicePID int) (*sample, error) {
 	cmd := exec.CommandContext(ctx, "wrk", args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	began := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("wrk: %w (install it: apt-get install wrk)", err)
 	}
-	cpu := probeCPU(ctx, 0, b.o.duration, servicePID, cmd.Process.Pid)
+	receiverPID := -1
+	if c.sc.hook {
+		receiverPID = 0
+	}
+	cpu := probeCPU(ctx, 0, b.o.duration, servicePID, cmd.Process.Pid, receiverPID)
 	if err := cmd.Wait(); err != nil {
 		return nil, fmt.Errorf("wrk: %v\n%s", err, out.Bytes())
 	}
@@ -84,6 +89,7 @@ func (b *bench) runWrk(ctx context.Context, c *cell, args []string, servicePID i
 		window:    us(r.DurationUS),
 		quantiles: map[float64]time.Duration{0.5: us(r.P50US), 0.99: us(r.P99US), 1: us(r.MaxUS)},
 		cpu:       <-cpu,
+		began:     began,
 	}, nil
 }
 

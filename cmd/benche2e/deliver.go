@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// deliverStall ends a delivery cell whose receiver got nothing for this
+// long: the missing events count as failed.
+const deliverStall = 10 * time.Second
+
+// deliver measures the highest sustained delivery rate of one replica:
+// settle filled the outbox with -deliver-events due events, addressed to
+// the receiver, while no service ran; the service, started with the
+// receiver configured, delivers them with nothing else to do. The window
+// opens once a fifth of the events have arrived, so that the service's
+// start and its first claims are not counted whatever the rate, and closes
+// at the last event's arrival; the rate is the events first received
+// inside it per second.
+func (b *bench) deliver(ctx context.Context, c *cell, svc *service) (*sample, error) {
+	pid, n := svc.cmd.Process.Pid, b.o.deliverEvents
+	var (
+		began  time.Time
+		start  cpuTimes
+		before int // events received when the window opened
+	)
+	for seen, moved := 0, time.Now(); ctx.Err() == nil; time.Sleep(20 * time.Millisecond) {
+		got, _ := b.rc.count()
+		if began.IsZero() && got >= n/5 {
+			if got >= n {
+				return nil, fmt.Errorf("all %d events were delivered before the window opened: raise -deliver-events", n)
+			}
+			began, start, before = time.Now(), readCPU(pid, -1, 0), got
+		}
+		if got >= n || (got == seen && time.Since(moved) > deliverStall) {
+			break
+		}
+		if got != seen {
+			seen, moved = got, time.Now()
+		}
+	}
+	got, latest := b.rc.count()
+	if began.IsZero() {
+		return nil, fmt.Errorf("the receiver got %d of %d events, then nothing for %s", got, n, deliverStall)
+	}
+	return &sample{completed: got - before, failed: n - got, delivered: got - before,
+		window: max(time.Millisecond, latest.Sub(began)), began: began, cpu: readCPU(pid, -1, 0).sub(start)}, ctx.Err()
+}
+
+// sqliteTime is how the embedded store writes a time: UTC, fixed width, so
+// that text order is time order (createdAtLayout in adapters/sqlite).
+const sqliteTime = "2006-01-02T15:04:05.000000000Z"
+
+// fillOutboxSQL stores the due events msg_1 … msg_n about plants 1 … n for
+// the receiver at url, in one statement, with each store's own time: now()
+// as timestamptz on PostgreSQL, the time passed as text on the embedded
+// store. The plants need not exist: the outbox keeps its own copy of them.
+var fillOutboxSQL = map[string]string{
+	"postgres": `INSERT INTO webhook_events (id, url, plant_id, name, tag, created_at, retry_from, next_at)
+SELECT 'msg_' || n, $1, n, 'Monstera deliciosa', 'indoor', now(), now(), now()
+FROM generate_series(1, $2::bigint) AS n`,
+	"sqlite": `INSERT INTO webhook_events (id, url, plant_id, name, tag, created_at, retry_from, next_at)
+WITH RECURSIVE ids(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM ids WHERE n < ?2)
+SELECT 'msg_' || n, ?1, n, 'Monstera deliciosa', 'indoor', ?3, ?3, ?3 FROM ids`,
+}
+
+// fillOutbox stores n due events for url, then has PostgreSQL vacuum and
+// analyse the table, as after the plants' preload.
+func (s *store) fillOutbox(ctx context.Context, url string, n int) error {
+	args := []any{url, n}
+	if s.kind == "sqlite" {
+		args = append(args, time.Now().UTC().Format(sqliteTime))
+	}
+	if _, err := s.db.ExecContext(ctx, fillOutboxSQL[s.kind], args...); err != nil {
+		return fmt.Errorf("fill the outbox of %s: %w", s.kind, err)
+	}
+	if s.kind == "postgres" {
+		if _, err := s.db.ExecContext(ctx, "VACUUM ANALYZE webhook_events"); err != nil {
+			return fmt.Errorf("vacuum: %w", err)
+		}
+	}
+	return nil
+}
+
+// clearOutbox removes every event, those a previous cell left undelivered
+// included, so that no cell delivers another's. TRUNCATE leaves PostgreSQL
+// no dead rows to vacuum during the next window.
+func (s *store) clearOutbox(ctx context.Context) error {
+	q := "TRUNCATE webhook_events"
+	if s.kind == "sqlite" {
+		q = "DELETE FROM webhook_events"
+	}
+	if _, err := s.db.ExecContext(ctx, q); err != nil {
+		return fmt.Errorf("clear the outbox of %s: %w", s.kind, err)
+	}
+	return nil
+}
