@@ -49,6 +49,8 @@ bench: ## run the Go benchmarks (request path per algorithm, decoder, use case, 
 bench-e2e: ## load the service side by side with pgbench and a plain SQLite loop (cmd/benche2e, a module of its own); flags in BENCH_E2E_FLAGS
 	@command -v pgbench >/dev/null 2>&1 || apt-get install -y postgresql-client >/dev/null 2>&1 || \
 		{ echo "bench-e2e needs pgbench: install the PostgreSQL client (postgresql-client)"; exit 1; }
+	@command -v wrk >/dev/null 2>&1 || apt-get install -y wrk >/dev/null 2>&1 || \
+		{ echo "bench-e2e needs wrk for its closed loops: install it (apt-get install wrk)"; exit 1; }
 	cd cmd/benche2e && $(GO) run . $(BENCH_E2E_FLAGS)
 
 .PHONY: tidy
