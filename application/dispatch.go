@@ -92,13 +92,18 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	var inFlight sync.WaitGroup
 	poll := time.NewTimer(0)
 	defer poll.Stop()
+	// A claim is a statement of its own, so while attempts are in flight the
+	// dispatcher waits until half the slots are free and claims for all of
+	// them, instead of claiming one event each time one attempt ends.
+	minClaim := max(1, d.cfg.Concurrency/2)
 	for {
 		free := cap(slots) - len(slots)
-		var slotFreed <-chan struct{} // waited for only when every slot is busy
-		if free == 0 {
-			slotFreed = freed
+		claimable := free >= minClaim || free == cap(slots)
+		committed, polled, slotFreed := d.source.Committed(), poll.C, (<-chan struct{})(nil)
+		if !claimable {
+			committed, polled, slotFreed = nil, nil, freed
 		}
-		if free > 0 && ctx.Err() == nil {
+		if claimable && ctx.Err() == nil {
 			events, err := d.source.ClaimDue(ctx, d.clock.Now(), d.cfg.Lease, free)
 			if err != nil && ctx.Err() == nil {
 				d.log.Warn("webhook events could not be claimed", "error", err.Error())
@@ -125,9 +130,9 @@ func (d *Dispatcher) Run(ctx context.Context) {
 			close(settled)
 			<-settler
 			return
-		case <-d.source.Committed():
+		case <-committed:
 		case <-slotFreed:
-		case <-poll.C:
+		case <-polled:
 		}
 	}
 }

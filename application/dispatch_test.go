@@ -213,6 +213,47 @@ func TestAttemptsInFlightAreBounded(t *testing.T) {
 	}
 }
 
+// claimCounter is an event source that records the limit of every claim.
+type claimCounter struct {
+	*memory.Store
+	mu     sync.Mutex
+	limits []int
+}
+
+func (c *claimCounter) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]application.Event, error) {
+	c.mu.Lock()
+	c.limits = append(c.limits, limit)
+	c.mu.Unlock()
+	return c.Store.ClaimDue(ctx, now, lease, limit)
+}
+
+// Attempts that end one by one do not make one claim each: a claim is a
+// statement, so the dispatcher claims again once half its slots are free.
+func TestClaimsComeInChunks(t *testing.T) {
+	store := memory.New("http://a.example/hook")
+	source := &claimCounter{Store: store}
+	step := make(chan struct{})
+	r := &receiver{answer: func(application.Event, int) error { <-step; return nil }}
+	c := &counts{}
+	d := application.NewDispatcher(source, r, application.SystemClock{}, c, slog.New(slog.NewTextHandler(io.Discard, nil)), fast)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); d.Run(ctx) }()
+	t.Cleanup(func() { cancel(); close(step); <-done })
+	createPlants(t, store, 20)
+	for range 20 {
+		step <- struct{}{} // ends one attempt
+	}
+	eventually(t, "every delivery", func() bool { return c.count("delivered") == 20 })
+	source.mu.Lock()
+	defer source.mu.Unlock()
+	for _, limit := range source.limits {
+		if limit < fast.Concurrency/2 {
+			t.Fatalf("claims asked for %v events; want at least %d each", source.limits, fast.Concurrency/2)
+		}
+	}
+}
+
 // A stop lets the attempts in flight finish; an abort cuts them short and
 // settles them as failed attempts, so that a later dispatcher sends them.
 func TestAStopLosesNothing(t *testing.T) {
