@@ -61,13 +61,18 @@ type cpuTimes struct {
 	postgres time.Duration // every process named postgres
 	load     time.Duration // the load: this program, or pgbench
 	receiver time.Duration // this program as the webhook's receiver, when the load is another
+	kernel   time.Duration // kernel threads and interrupts: disk and network work, mostly for the above
 	busy     time.Duration // the whole machine, every core, not idle
 	steal    time.Duration // taken by the hypervisor from this virtual machine
 }
 
 func (t cpuTimes) sub(u cpuTimes) cpuTimes {
-	return cpuTimes{t.service - u.service, t.postgres - u.postgres, t.load - u.load, t.receiver - u.receiver, t.busy - u.busy, t.steal - u.steal}
+	return cpuTimes{t.service - u.service, t.postgres - u.postgres, t.load - u.load, t.receiver - u.receiver,
+		t.kernel - u.kernel, t.busy - u.busy, t.steal - u.steal}
 }
+
+// kernelThread is PF_KTHREAD among the flags of /proc/PID/stat.
+const kernelThread = 0x00200000
 
 // clockTick is the unit of /proc CPU times (USER_HZ, 100 on Linux).
 const clockTick = 10 * time.Millisecond
@@ -80,9 +85,11 @@ func readCPU(servicePID, loadPID, receiverPID int) cpuTimes {
 	t := cpuTimes{service: processCPU(servicePID), load: processCPU(loadPID), receiver: processCPU(receiverPID)}
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, dir := range dirs {
+		pid, _ := strconv.Atoi(filepath.Base(dir))
 		if comm, err := os.ReadFile(filepath.Join(dir, "comm")); err == nil && string(comm) == "postgres\n" {
-			pid, _ := strconv.Atoi(filepath.Base(dir))
 			t.postgres += processCPU(pid)
+		} else if cpu, flags := processStat(pid); flags&kernelThread != 0 {
+			t.kernel += cpu
 		}
 	}
 	// cpu user nice system idle iowait irq softirq steal: guest time is
@@ -91,26 +98,38 @@ func readCPU(servicePID, loadPID, receiverPID int) cpuTimes {
 	line, _, _ := strings.Cut(string(data), "\n")
 	f := ticks(strings.Fields(line), 1, 8)
 	t.busy, t.steal = f[0]+f[1]+f[2]+f[5]+f[6], f[7]
+	t.kernel += f[5] + f[6]
 	return t
 }
 
 // processCPU returns the user and system time of a process, threads
 // included; pid 0 is this process, -1 none.
 func processCPU(pid int) time.Duration {
+	cpu, _ := processStat(pid)
+	return cpu
+}
+
+// processStat returns the user and system time of a process and its flags.
+func processStat(pid int) (time.Duration, uint64) {
 	name := "self"
 	if pid < 0 {
-		return 0
+		return 0, 0
 	} else if pid > 0 {
 		name = strconv.Itoa(pid)
 	}
 	data, err := os.ReadFile(filepath.Join("/proc", name, "stat"))
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	// The command name may hold spaces; the fields after it do not.
 	s := string(data)
-	f := ticks(strings.Fields(s[strings.LastIndexByte(s, ')')+1:]), 11, 2)
-	return f[0] + f[1]
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	f := ticks(fields, 11, 2)
+	var flags uint64
+	if len(fields) > 6 {
+		flags, _ = strconv.ParseUint(fields[6], 10, 64)
+	}
+	return f[0] + f[1], flags
 }
 
 // ticks converts n fields from i on into durations; missing ones are zero.

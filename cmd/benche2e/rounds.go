@@ -242,10 +242,13 @@ func (b *bench) settle(ctx context.Context, c *cell) error {
 }
 
 // noise returns the shares of the machine's CPU that other work used and
-// that the hypervisor stole during the window of s.
+// that the hypervisor stole during the window of s. Kernel threads and
+// interrupts are not other work: they write the WAL or the SQLite file to
+// disk and carry the loopback traffic for the programs measured (a loop
+// committing each row keeps them about a tenth of the machine busy).
 func noise(c *cell, s *sample) (other, stolen float64) {
 	capacity := s.window.Seconds() * float64(runtime.NumCPU())
-	return max(0, (s.cpu.busy-own(c, s.cpu)).Seconds()) / capacity, s.cpu.steal.Seconds() / capacity
+	return max(0, (s.cpu.busy-own(c, s.cpu)-s.cpu.kernel).Seconds()) / capacity, s.cpu.steal.Seconds() / capacity
 }
 
 // own is the CPU of the programs a cell measures: the service, the load,
