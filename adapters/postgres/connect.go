@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -132,4 +133,37 @@ func redact(err error, rawURL string) string {
 		}
 	}
 	return msg
+}
+
+// sessionSettings are the server settings of every session the store opens.
+// JIT compilation is off: the store's queries are short, and JIT is chosen by
+// the planner's estimate, which misleads it here. A prepared list statement's
+// generic plan takes a LIMIT given as a parameter to read a tenth of the
+// table, so on a few million plants every list paid about 20 ms of
+// compilation for a query that runs in 0.1 ms.
+var sessionSettings = []string{"jit=off"}
+
+// connector opens sessions to the database at rawURL with sessionSettings
+// and the given settings, passed as start-up options before the URL's own
+// options parameter, which therefore wins where both set one.
+func connector(rawURL string, settings ...string) (*pq.Connector, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("store: invalid database URL: %s", redact(err, rawURL))
+	}
+	var options []string
+	for _, s := range append(slices.Clone(sessionSettings), settings...) {
+		options = append(options, "-c "+s)
+	}
+	q := u.Query()
+	if own := q.Get("options"); own != "" {
+		options = append(options, own)
+	}
+	q.Set("options", strings.Join(options, " "))
+	u.RawQuery = q.Encode()
+	c, err := pq.NewConnector(u.String())
+	if err != nil {
+		return nil, fmt.Errorf("store: invalid database URL: %s", redact(err, rawURL))
+	}
+	return c, nil
 }

@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
 	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
 )
 
@@ -73,6 +76,45 @@ func TestTarget(t *testing.T) {
 	for raw, want := range cases {
 		if got := target(raw); got != want {
 			t.Errorf("target(%q) = %q; want %q", raw, got, want)
+		}
+	}
+}
+
+// The store's sessions run without JIT compilation, the outbox's also
+// without waiting for the disk, and a URL's own options still apply to both.
+func TestSessionsRunWithTheStoresSettingsAndTheURLsOptions(t *testing.T) {
+	first, raw := newStore(t)
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Whatever the server's default, the database asks for JIT.
+	if _, err := first.db.Exec(`ALTER DATABASE ` + pq.QuoteIdentifier(strings.TrimPrefix(u.Path, "/")) + ` SET jit = on`); err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("options", "-c application_name=plants-test")
+	u.RawQuery = q.Encode()
+	s := openStore(t, u.String())
+	outbox, err := s.outboxDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		pool *sqlx.DB
+		want map[string]string
+	}{
+		{s.db, map[string]string{"jit": "off", "synchronous_commit": "on", "application_name": "plants-test"}},
+		{outbox, map[string]string{"jit": "off", "synchronous_commit": "off", "application_name": "plants-test"}},
+	} {
+		for name, want := range c.want {
+			var got string
+			if err := c.pool.Get(&got, "SELECT current_setting($1)", name); err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("%s = %q, want %q", name, got, want)
+			}
 		}
 	}
 }

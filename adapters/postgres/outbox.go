@@ -5,13 +5,10 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
-	"fmt"
-	"net/url"
 	"strconv"
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/lib/pq"
 
 	"github.com/plantstore/plantstore/application"
 )
@@ -56,20 +53,12 @@ WHERE e.id = s.id AND e.claim = s.claim AND NOT s.delivered`
 // written with their plants, durably.
 func (s *Store) outboxDB() (*sqlx.DB, error) {
 	s.outboxOnce.Do(func() {
-		u, err := url.Parse(s.cfg.URL)
+		c, err := connector(s.cfg.URL, "synchronous_commit=off")
 		if err != nil {
-			s.outboxErr = fmt.Errorf("store: invalid database URL: %s", redact(err, s.cfg.URL))
+			s.outboxErr = err
 			return
 		}
-		q := u.Query()
-		q.Set("options", "-c synchronous_commit=off")
-		u.RawQuery = q.Encode()
-		connector, err := pq.NewConnector(u.String())
-		if err != nil {
-			s.outboxErr = fmt.Errorf("store: invalid database URL: %s", redact(err, s.cfg.URL))
-			return
-		}
-		s.outbox = sqlx.NewDb(sql.OpenDB(connector), "postgres")
+		s.outbox = sqlx.NewDb(sql.OpenDB(c), "postgres")
 		s.outbox.SetMaxOpenConns(outboxConns)
 		s.outbox.SetMaxIdleConns(outboxConns)
 		s.outbox.SetConnMaxLifetime(s.cfg.ConnMaxLifetime)

@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/lib/pq"
 
 	"github.com/plantstore/plantstore/adapters/internal/groupcommit"
 	"github.com/plantstore/plantstore/application"
@@ -47,11 +46,11 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.URL == "" {
 		return nil, errors.New("store: no database URL")
 	}
-	connector, err := pq.NewConnector(cfg.URL)
+	c, err := connector(cfg.URL)
 	if err != nil {
-		return nil, fmt.Errorf("store: invalid database URL: %s", redact(err, cfg.URL))
+		return nil, err
 	}
-	db := sqlx.NewDb(sql.OpenDB(connector), "postgres")
+	db := sqlx.NewDb(sql.OpenDB(c), "postgres")
 	db.SetMaxOpenConns(cfg.MaxOpenConns)
 	db.SetMaxIdleConns(cfg.MaxIdleConns)
 	db.SetConnMaxLifetime(cfg.ConnMaxLifetime)
