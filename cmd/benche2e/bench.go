@@ -57,7 +57,7 @@ func newBench(ctx context.Context, o options) (_ *bench, err error) {
 	if err := os.WriteFile(b.secret, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
 		return nil, err
 	}
-	out, err := b.plantstore(ctx, nil, "token", "--jwt-secret-file", b.secret, "--subject", "bench",
+	out, err := b.plantstore(ctx, b.bins[0], nil, "token", "--jwt-secret-file", b.secret, "--subject", "bench",
 		"--scope", "plants:read plants:write", "--ttl", "24h")
 	if err != nil {
 		return nil, err
@@ -82,8 +82,12 @@ func newBench(ctx context.Context, o options) (_ *bench, err error) {
 			return nil, err
 		}
 		b.stores = append(b.stores, s)
-		if _, err := b.plantstore(ctx, []string{"PLANTSTORE_DATABASE_URL=" + s.url}, "migrate"); err != nil {
-			return nil, err
+		// Every build applies its schema, so that builds of different ages
+		// each find the tables they use; migrations already applied are kept.
+		for _, bin := range b.bins {
+			if _, err := b.plantstore(ctx, bin, []string{"PLANTSTORE_DATABASE_URL=" + s.url}, "migrate"); err != nil {
+				return nil, err
+			}
 		}
 		if o.preload > 0 {
 			progress("loading %d plants into %s", o.preload, kind)
@@ -114,9 +118,9 @@ func (b *bench) build(ctx context.Context) error {
 	return nil
 }
 
-// plantstore runs a command of the first binary and returns its output.
-func (b *bench) plantstore(ctx context.Context, env []string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, b.bins[0], args...)
+// plantstore runs a command of bin and returns its output.
+func (b *bench) plantstore(ctx context.Context, bin string, env []string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = slices.Concat(os.Environ(), []string{"PLANTSTORE_LOG_LEVEL=warn"}, env)
 	out, err := cmd.Output()
 	if err != nil {
