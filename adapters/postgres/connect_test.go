@@ -81,7 +81,8 @@ func TestTarget(t *testing.T) {
 }
 
 // The store's sessions run without JIT compilation, the outbox's also
-// without waiting for the disk, and a URL's own options still apply to both.
+// without waiting for the disk and with the due index preferred, and a URL's
+// own options still apply to both.
 func TestSessionsRunWithTheStoresSettingsAndTheURLsOptions(t *testing.T) {
 	first, raw := newStore(t)
 	u, err := url.Parse(raw)
@@ -104,8 +105,8 @@ func TestSessionsRunWithTheStoresSettingsAndTheURLsOptions(t *testing.T) {
 		pool *sqlx.DB
 		want map[string]string
 	}{
-		{s.db, map[string]string{"jit": "off", "synchronous_commit": "on", "application_name": "plants-test"}},
-		{outbox, map[string]string{"jit": "off", "synchronous_commit": "off", "application_name": "plants-test"}},
+		{s.db, map[string]string{"jit": "off", "synchronous_commit": "on", "enable_seqscan": "on", "application_name": "plants-test"}},
+		{outbox, map[string]string{"jit": "off", "synchronous_commit": "off", "enable_seqscan": "off", "application_name": "plants-test"}},
 	} {
 		for name, want := range c.want {
 			var got string
