@@ -92,13 +92,16 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	var inFlight sync.WaitGroup
 	poll := time.NewTimer(0)
 	defer poll.Stop()
-	// A claim is a statement of its own, so while attempts are in flight the
-	// dispatcher waits until half the slots are free and claims for all of
-	// them, instead of claiming one event each time one attempt ends.
+	// A claim is a statement of its own, so while more events are due than
+	// slots are free (the last claim filled every free slot), the dispatcher
+	// waits until half the slots are free and claims for all of them, instead
+	// of claiming one event each time one attempt ends. Once a claim found
+	// fewer events than it asked for, any free slot takes the next ones.
 	minClaim := max(1, d.cfg.Concurrency/2)
+	backlog := false
 	for {
 		free := cap(slots) - len(slots)
-		claimable := free >= minClaim || free == cap(slots)
+		claimable := free > 0 && (!backlog || free >= minClaim || free == cap(slots))
 		committed, polled, slotFreed := d.source.Committed(), poll.C, (<-chan struct{})(nil)
 		if !claimable {
 			committed, polled, slotFreed = nil, nil, freed
@@ -119,7 +122,8 @@ func (d *Dispatcher) Run(ctx context.Context) {
 					}
 				})
 			}
-			if len(events) == free {
+			backlog = len(events) == free
+			if backlog {
 				continue // more may be due
 			}
 		}

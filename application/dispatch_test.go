@@ -315,3 +315,20 @@ func TestAnUnreachableOutboxIsRetried(t *testing.T) {
 	broken.Store(false)
 	eventually(t, "every delivery", func() bool { return c.count("delivered") == 3 })
 }
+
+// Waiting for half the slots is for a backlog: once the outbox ran dry, an
+// event committed later takes a free slot at once, even the last one.
+func TestAnEventAfterTheOutboxRanDryTakesTheLastFreeSlot(t *testing.T) {
+	store := memory.New("http://a.example/hook")
+	release := make(chan struct{})
+	defer close(release)
+	r := &receiver{answer: func(application.Event, int) error { <-release; return nil }}
+	dispatch(t, store, r, &counts{}, fast)
+	createPlants(t, store, 3)
+	eventually(t, "three attempts", func() bool { return r.inFlight.Load() == 3 })
+	uc := application.NewCreatePlant(store, scopes)
+	if _, _, err := uc.Create(context.Background(), writer, newPlant(t, 100, "Ivy", nil)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "a fourth attempt", func() bool { return r.inFlight.Load() == 4 })
+}
