@@ -60,16 +60,8 @@ func waitDelivered(t *testing.T, r *hookReceiver, ids []int64, within time.Durat
 func TestWebhookEventsSurviveSIGKILL(t *testing.T) {
 	forEachStore(t, func(t *testing.T, db string) {
 		file, secret := newSecretFile(t)
-		var mu sync.Mutex
-		up := false
-		r := newHookReceiver(t, secret, func(int) int {
-			mu.Lock()
-			defer mu.Unlock()
-			if up {
-				return 204
-			}
-			return 503
-		})
+		answer, bringUp := downUntilUp(503, 204)
+		r := newHookReceiver(t, secret, answer)
 		env := webhookEnv(file, r.srv.URL)
 		// Claims last twice the attempt timeout: the claims the killed
 		// process held end 4s after they were taken.
@@ -86,9 +78,7 @@ func TestWebhookEventsSurviveSIGKILL(t *testing.T) {
 		if state := p.waitExit(t, 10*time.Second); !killedBy(state, syscall.SIGKILL) {
 			t.Fatalf("the service exited with %v, want SIGKILL", state)
 		}
-		mu.Lock()
-		up = true
-		mu.Unlock()
+		bringUp()
 		startProcess(t, db, env)
 		waitDelivered(t, r, acked, 30*time.Second)
 	})

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -208,16 +209,8 @@ func TestAHangingReceiverNeverAffectsClients(t *testing.T) {
 // counted; the operator lists it and redelivers it.
 func TestWebhookEventsFailAndAreRedelivered(t *testing.T) {
 	file, secret := newSecretFile(t)
-	var mu sync.Mutex
-	up := false
-	r := newHookReceiver(t, secret, func(int) int {
-		mu.Lock()
-		defer mu.Unlock()
-		if up {
-			return 200
-		}
-		return 500
-	})
+	answer, bringUp := downUntilUp(500, 200)
+	r := newHookReceiver(t, secret, answer)
 	db := storeURLs()["sqlite"](t)
 	env := webhookEnv(file, r.srv.URL)
 	env["PLANTSTORE_WEBHOOK_MAX_AGE"] = "1500ms"
@@ -249,9 +242,7 @@ func TestWebhookEventsFailAndAreRedelivered(t *testing.T) {
 	if !strings.Contains(s.adminGet(t, "/metrics").body, "plantstore_webhook_events_failed_total 1") {
 		t.Error("the failure is not counted")
 	}
-	mu.Lock()
-	up = true
-	mu.Unlock()
+	bringUp()
 	out.Reset()
 	if err := webhooks(t.Context(), []string{"redeliver", "--all"}, getenv, &out, io.Discard); err != nil || !strings.HasPrefix(out.String(), "1 failed events are due again") {
 		t.Fatalf("webhooks redeliver --all: %v %s", err, out.String())
@@ -260,3 +251,15 @@ func TestWebhookEventsFailAndAreRedelivered(t *testing.T) {
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// downUntilUp answers every attempt with down until bringUp is called, then
+// with up.
+func downUntilUp(down, up int) (answer func(int) int, bringUp func()) {
+	var isUp atomic.Bool
+	return func(int) int {
+		if isUp.Load() {
+			return up
+		}
+		return down
+	}, func() { isUp.Store(true) }
+}
