@@ -94,6 +94,15 @@ SELECT name, tag FROM plants WHERE id = :id;
 `,
 	sql: `SELECT name, tag FROM plants WHERE id = ?`,
 }, {
+	// The HTTP path of a read without the store: the same route, token,
+	// routing, error body and access line, refused with 400 before the store
+	// is asked. Every answer is a non-2xx by design; the row bounds what any
+	// read can reach, against the same reference as get.
+	name: "get-refused", conns: 64, method: "GET", refOp: "get",
+	id:      func(int64, *idRange) int64 { return 0 },
+	request: func(int64) (string, []byte) { return "/plants/x", nil },
+	lua:     `  return wrk.format("GET", "/plants/x")`,
+}, {
 	// after is drawn so that every page is full: ids 1..rows are stored.
 	name: "list", conns: 16, method: "GET",
 	id: func(rows int64, _ *idRange) int64 { return rand.Int64N(rows - listLimit + 1) },
