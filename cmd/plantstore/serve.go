@@ -27,6 +27,9 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		}
 		cfg.Webhook.SecretFile = devWebhookSecretPath
 	}
+	if _, err := cfg.Webhook.enabled(); err != nil {
+		return err
+	}
 	var dev *devSetup
 	if !cfg.Auth.hasKey() {
 		if !cfg.Core.Dev {

@@ -263,3 +263,30 @@ func downUntilUp(down, up int) (answer func(int) int, bringUp func()) {
 		return down
 	}, func() { isUp.Store(true) }
 }
+
+// One of the two webhook settings without the other stops start-up with one
+// line naming both, in development mode too when the secret is the one given.
+func TestHalfAWebhookConfigurationStopsStartUp(t *testing.T) {
+	secret, _ := newSecretFile(t)
+	for name, env := range map[string]map[string]string{
+		"urls alone":       {"PLANTSTORE_WEBHOOK_URLS": "http://127.0.0.1:1/hook"},
+		"secret alone":     {"PLANTSTORE_WEBHOOK_SECRET_FILE": secret},
+		"secret alone dev": {"PLANTSTORE_WEBHOOK_SECRET_FILE": secret, "PLANTSTORE_DEV": "true"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := launch(t, env)
+			if state := p.waitExit(t, time.Minute); state.ExitCode() == 0 {
+				t.Fatal("serve started with half a webhook configuration")
+			}
+			msg := p.stderr.String()
+			if strings.Count(msg, "\n") != 1 || !strings.HasSuffix(msg, "\n") {
+				t.Errorf("stderr is not one line: %q", msg)
+			}
+			for _, want := range []string{"PLANTSTORE_WEBHOOK_URLS", "PLANTSTORE_WEBHOOK_SECRET_FILE"} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("stderr %q does not name %s", msg, want)
+				}
+			}
+		})
+	}
+}
