@@ -21,8 +21,9 @@ type PlantCreator interface {
 }
 
 // createPlant serves POST /plants. The checks run in the contract's order:
-// authentication, content type, size, JSON, fields, then the store. Nothing
-// of the body is read before the caller is authenticated and authorized.
+// authentication, content type, size, JSON, fields (and no query
+// parameter), then the store. Nothing of the body is read before the caller
+// is authenticated and authorized.
 func (a *API) createPlant(w http.ResponseWriter, r *http.Request) {
 	principal, ok := a.admit(w, r, a.deps.Create)
 	if !ok {
@@ -43,6 +44,10 @@ func (a *API) createPlant(w http.ResponseWriter, r *http.Request) {
 	np, err := decodeNewPlant(body)
 	if err != nil {
 		a.writeError(w, r, err)
+		return
+	}
+	if problems := noQuery(r.URL.RawQuery); problems != nil {
+		a.writeError(w, r, problems)
 		return
 	}
 	plant, outcome, err := a.deps.Create.Create(r.Context(), principal, np)

@@ -17,13 +17,14 @@ type PlantDeleter interface {
 
 // deletePlant serves DELETE /plants/{id}: 204 once the deletion is
 // committed, 404 when no plant has the id. Checks run in the contract's
-// order: authentication and scope, the id, then the store.
+// order: authentication and scope, the parameters (the id, and no query),
+// then the store.
 func (a *API) deletePlant(w http.ResponseWriter, r *http.Request) {
 	principal, ok := a.admit(w, r, a.deps.Delete)
 	if !ok {
 		return
 	}
-	id, err := pathID(r)
+	id, err := idParams(r)
 	if err != nil {
 		a.writeError(w, r, err)
 		return

@@ -17,13 +17,14 @@ type PlantGetter interface {
 
 // getPlant serves GET /plants/{id}: the stored plant in NewPlant's shape, or
 // 404 when no plant has the id. Checks run in the contract's order:
-// authentication and scope, the id, then the store.
+// authentication and scope, the parameters (the id, and no query),
+// then the store.
 func (a *API) getPlant(w http.ResponseWriter, r *http.Request) {
 	principal, ok := a.admit(w, r, a.deps.Get)
 	if !ok {
 		return
 	}
-	id, err := pathID(r)
+	id, err := idParams(r)
 	if err != nil {
 		a.writeError(w, r, err)
 		return

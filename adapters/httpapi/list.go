@@ -62,9 +62,34 @@ const maxPooledList = 64 << 10
 // each naming its parameter (40002).
 func listQuery(raw string) (application.ListQuery, error) {
 	q := application.ListQuery{Limit: application.DefaultListLimit}
+	problems := readQuery(raw, func(key, value string) *domain.FieldError {
+		switch key {
+		case "limit", "after", "tag":
+			return setParam(&q, key, value)
+		}
+		return &domain.FieldError{Field: echo(key), Problem: "unknown query parameter"}
+	})
+	if problems != nil {
+		return application.ListQuery{}, problems
+	}
+	return q, nil
+}
+
+// noQuery refuses every query parameter, for the routes that take none
+// (40002, each named).
+func noQuery(raw string) domain.FieldErrors {
+	return readQuery(raw, func(key, _ string) *domain.FieldError {
+		return &domain.FieldError{Field: echo(key), Problem: "unknown query parameter"}
+	})
+}
+
+// readQuery decodes a query string and hands each parameter to set, which
+// returns what is wrong with it. A parameter given twice, or not correctly
+// percent-encoded, is a problem before set sees it.
+func readQuery(raw string, set func(key, value string) *domain.FieldError) domain.FieldErrors {
 	var (
 		problems domain.FieldErrors
-		seen     = make(map[string]bool, 3)
+		seen     map[string]bool
 	)
 	for pair := range strings.SplitSeq(raw, "&") {
 		if pair == "" {
@@ -76,28 +101,24 @@ func listQuery(raw string) (application.ListQuery, error) {
 			problems = append(problems, &domain.FieldError{Field: "query", Problem: "must be correctly percent-encoded"})
 			continue
 		}
-		name := echo(key)
 		value, err := url.QueryUnescape(rawValue)
 		switch {
 		case err != nil:
-			problems = append(problems, &domain.FieldError{Field: name, Problem: "must be correctly percent-encoded"})
-			continue
-		case key != "limit" && key != "after" && key != "tag":
-			problems = append(problems, &domain.FieldError{Field: name, Problem: "unknown query parameter"})
+			problems = append(problems, &domain.FieldError{Field: echo(key), Problem: "must be correctly percent-encoded"})
 			continue
 		case seen[key]:
-			problems = append(problems, &domain.FieldError{Field: name, Problem: "must be given at most once"})
+			problems = append(problems, &domain.FieldError{Field: echo(key), Problem: "must be given at most once"})
 			continue
 		}
+		if seen == nil {
+			seen = make(map[string]bool, 3)
+		}
 		seen[key] = true
-		if problem := setParam(&q, key, value); problem != nil {
+		if problem := set(key, value); problem != nil {
 			problems = append(problems, problem)
 		}
 	}
-	if problems != nil {
-		return application.ListQuery{}, problems
-	}
-	return q, nil
+	return problems
 }
 
 // setParam sets one known parameter of q from its decoded value, or returns

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
@@ -8,9 +9,19 @@ import (
 	"github.com/plantstore/plantstore/domain"
 )
 
-// pathID reads the route's {id}, as it was sent: not percent-decoded, so
-// that an id has exactly one spelling. A bad one is a *domain.FieldError for
-// "id" (40002).
-func pathID(r *http.Request) (domain.ID, error) {
-	return domain.ParseID(chi.URLParam(r, "id"))
+// idParams reads the parameters of the routes on one plant: the path's {id},
+// as it was sent (not percent-decoded, so that an id has exactly one
+// spelling), and no query parameter. Every problem is reported together,
+// each naming its parameter (40002).
+func idParams(r *http.Request) (domain.ID, error) {
+	id, err := domain.ParseID(chi.URLParam(r, "id"))
+	problems := noQuery(r.URL.RawQuery)
+	if problems == nil {
+		return id, err
+	}
+	var fe *domain.FieldError
+	if errors.As(err, &fe) {
+		problems = append(domain.FieldErrors{fe}, problems...)
+	}
+	return 0, problems
 }

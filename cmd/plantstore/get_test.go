@@ -50,3 +50,32 @@ func TestGetRefusesBadRequests(t *testing.T) {
 	open.do(t, "GET", "/plants/1", map[string]string{"Authorization": "Bearer " + open.token(t, jwt.MapClaims{"scope": ""})}, nil).
 		expectError(t, 404, "40402")
 }
+
+// Only the list takes query parameters; on the other routes any is a 400
+// 40002 naming it, and the request changes nothing.
+func TestQueryParametersAreRefusedWhereNoneAreTaken(t *testing.T) {
+	s := startService(t, storeURLs()["sqlite"](t), nil)
+	s.create(t, `{"id":5,"name":"Fern"}`).expect(t, 200, "")
+	writer := map[string]string{"Authorization": "Bearer " + s.token(t, nil), "Content-Type": "application/json"}
+	for _, tt := range []struct {
+		method, path, body, message string
+	}{
+		{"POST", "/plants?dryRun=true", `{"id":6,"name":"Moss"}`, "dryRun: unknown query parameter"},
+		{"POST", "/plants?a=1&a=2", `{"id":6,"name":"Moss"}`, "a: unknown query parameter; a: must be given at most once"},
+		{"GET", "/plants/5?fields=name", "", "fields: unknown query parameter"},
+		{"GET", "/plants/x?y=1", "", "id: must be a decimal integer: an optional -, then digits without leading zeros; y: unknown query parameter"},
+		{"DELETE", "/plants/5?force=true", "", "force: unknown query parameter"},
+		{"DELETE", "/plants/5?%zz", "", "query: must be correctly percent-encoded"},
+	} {
+		r := s.do(t, tt.method, tt.path, writer, []byte(tt.body))
+		r.expectError(t, 400, "40002")
+		if !strings.Contains(r.body, `"message":"`+tt.message+`"`) {
+			t.Errorf("%s %s: %s, want the message %q", tt.method, tt.path, r.body, tt.message)
+		}
+	}
+	s.call(t, "GET", "/plants/5").expect(t, 200, `{"id":5,"name":"Fern"}`)
+	s.call(t, "GET", "/plants/6").expectError(t, 404, "40402")
+	// The body is checked first on a create: its own problems are reported.
+	s.do(t, "POST", "/plants?dryRun=true", writer, []byte(`{"id":6}`)).expectError(t, 400, "40002")
+	s.do(t, "POST", "/plants?dryRun=true", writer, []byte(`{`)).expectError(t, 400, "40001")
+}
