@@ -33,6 +33,12 @@ func (a *API) createPlant(w http.ResponseWriter, r *http.Request) {
 		a.refuseUnread(w, r, err)
 		return
 	}
+	if err := checkContentEncoding(r); err != nil {
+		// RFC 9110 §15.5.16: say which codings would have been accepted.
+		w.Header().Set("Accept-Encoding", "identity")
+		a.refuseUnread(w, r, err)
+		return
+	}
 	buf := bodyPool.Get().(*[]byte)
 	defer bodyPool.Put(buf)
 	body, err := readBody(r, (*buf)[:0], a.maxBodyBytes)
@@ -78,6 +84,20 @@ func checkContentType(r *http.Request) error {
 	}
 	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
 		return errMediaType
+	}
+	return nil
+}
+
+// checkContentEncoding accepts a body without a content coding: a gzip
+// body read as JSON would be refused as malformed, and a plain one labelled
+// gzip stored as if it were what the client meant.
+func checkContentEncoding(r *http.Request) error {
+	for _, v := range r.Header.Values("Content-Encoding") {
+		for coding := range strings.SplitSeq(v, ",") {
+			if c := strings.TrimSpace(coding); c != "" && !strings.EqualFold(c, "identity") {
+				return errContentEncoding
+			}
+		}
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ var (
 	errMethodNotAllowed = errors.New("method not allowed on this route")
 	errTooLarge         = errors.New("body: larger than the limit")
 	errMediaType        = errors.New("Content-Type: must be application/json")
+	errContentEncoding  = errors.New("Content-Encoding: not supported; send the body unencoded")
 )
 
 // retryAfterSeconds is what a 503 asks clients to wait before retrying.
@@ -41,6 +42,7 @@ var errorTable = []problem{
 	{target: application.ErrInvalidToken, status: http.StatusUnauthorized, code: 40102, showErr: true},
 	{target: application.ErrForbidden, status: http.StatusForbidden, code: 40301, showErr: true},
 	{target: errMediaType, status: http.StatusUnsupportedMediaType, code: 41501, showErr: true},
+	{target: errContentEncoding, status: http.StatusUnsupportedMediaType, code: 41501, showErr: true},
 	{target: errTooLarge, status: http.StatusRequestEntityTooLarge, code: 41301, showErr: true},
 	{target: errSyntax, status: http.StatusBadRequest, code: 40001, showErr: true},
 	{target: domain.ErrInvalid, status: http.StatusBadRequest, code: 40002, showErr: true},

@@ -116,6 +116,7 @@ func TestErrorTable(t *testing.T) {
 			{"text/plain", "POST", "/plants", map[string]string{"Authorization": "Bearer " + good, "Content-Type": "text/plain"}, `{"id":1,"name":"a"}`, 415, "41501", ""},
 			{"no content type", "POST", "/plants", map[string]string{"Authorization": "Bearer " + good}, `{"id":1,"name":"a"}`, 415, "41501", ""},
 			{"other charset", "POST", "/plants", map[string]string{"Authorization": "Bearer " + good, "Content-Type": "application/json; charset=latin1"}, `{"id":1,"name":"a"}`, 415, "41501", ""},
+			{"a content coding", "POST", "/plants", map[string]string{"Authorization": "Bearer " + good, "Content-Type": json, "Content-Encoding": "gzip"}, `{"id":1,"name":"a"}`, 415, "41501", ""},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -140,6 +141,24 @@ func TestErrorTable(t *testing.T) {
 			t.Fatalf("the message must name the field: %s", r.body)
 		}
 	})
+}
+
+// A body with a content coding is refused, saying which one is accepted;
+// identity is no coding at all.
+func TestContentCodingsAreRefused(t *testing.T) {
+	s := startService(t, storeURLs()["sqlite"](t), nil)
+	header := func(coding string) map[string]string {
+		return map[string]string{"Authorization": "Bearer " + s.token(t, nil), "Content-Type": "application/json", "Content-Encoding": coding}
+	}
+	for _, coding := range []string{"gzip", "br", "identity, gzip", "x-unknown"} {
+		r := s.do(t, "POST", "/plants", header(coding), []byte(`{"id":1,"name":"a"}`))
+		r.expectError(t, 415, "41501")
+		if !strings.Contains(r.body, "Content-Encoding") || r.header.Get("Accept-Encoding") != "identity" {
+			t.Errorf("Content-Encoding %s: %s, Accept-Encoding %q", coding, r.body, r.header.Get("Accept-Encoding"))
+		}
+	}
+	s.call(t, "GET", "/plants/1").expectError(t, 404, "40402")
+	s.do(t, "POST", "/plants", header("Identity"), []byte(`{"id":1,"name":"a"}`)).expect(t, 200, `{"name":"a"}`)
 }
 
 func TestAcceptedContentTypesAndSchemes(t *testing.T) {
