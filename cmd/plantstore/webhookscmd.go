@@ -61,6 +61,9 @@ func webhooks(ctx context.Context, args []string, getenv func(string) (string, b
 				return err
 			}
 			fmt.Fprintf(stdout, "%d failed events are due again\n", n)
+			if left := len(distinct(ids)) - n; left > 0 {
+				return fmt.Errorf("webhooks redeliver: %d of the ids given are not failed events (unknown, pending or delivered); they are left as they were", left)
+			}
 			return nil
 		})
 	case "listen":
@@ -109,4 +112,17 @@ func printEvents(w io.Writer, events []application.EventStatus) {
 			e.Attempts, next, e.LastError)
 	}
 	_ = tw.Flush()
+}
+
+// distinct is ids without repeats.
+func distinct(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := ids[:0:0]
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
 }
