@@ -4,7 +4,9 @@
 //
 // Durability: the file runs in WAL mode with synchronous=FULL, so every
 // commit is fsynced before a create or a delete returns; an acknowledged
-// write survives a crash of the process or of the operating system.
+// write survives a crash of the process or of the operating system. The
+// webhook's claims and settlements alone commit with synchronous=NORMAL (see
+// relaxed): losing one to a power cut sends its event once more.
 //
 // Throughput: SQLite allows one writer at a time, and an fsync per commit
 // would cap writes at the disk's fsync rate. Creates and deletes therefore

@@ -2,9 +2,13 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"github.com/plantstore/plantstore/application"
 )
 
 func TestEveryConnectionIsDurable(t *testing.T) {
@@ -40,5 +44,38 @@ func TestEveryConnectionIsDurable(t *testing.T) {
 					name, i, mode, sync, busy, busyTimeoutMillis)
 			}
 		}
+	}
+}
+
+// Claims and settlements commit without waiting for an fsync; the writer is
+// durable again before anything else uses it, whatever they did.
+func TestClaimsAndSettlementsLeaveTheWriterDurable(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	synchronous := func(q interface {
+		QueryRowxContext(context.Context, string, ...any) *sqlx.Row
+	}) int {
+		var mode int
+		if err := q.QueryRowxContext(ctx, "PRAGMA synchronous").Scan(&mode); err != nil {
+			t.Fatal(err)
+		}
+		return mode
+	}
+	if err := s.relaxed(ctx, func(c *sqlx.Conn) error {
+		if mode := synchronous(c); mode != 1 {
+			t.Errorf("synchronous=%d inside, want 1 (NORMAL)", mode)
+		}
+		return errors.New("the claim failed")
+	}); err == nil {
+		t.Error("the error of the relaxed function was lost")
+	}
+	if _, err := s.ClaimDue(ctx, time.Now(), time.Minute, 8); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Settle(ctx, []application.Settlement{{ID: "msg_none", Claim: "none", Delivered: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if mode := synchronous(s.write); mode != 2 {
+		t.Errorf("synchronous=%d after claims and settlements, want 2 (FULL)", mode)
 	}
 }
