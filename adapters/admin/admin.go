@@ -12,6 +12,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/plantstore/plantstore/adapters/internal/requestid"
 )
 
 // Pinger reports whether the store answers. Store adapters implement it.
@@ -27,13 +29,14 @@ const pingTimeout = 2 * time.Second
 type Handler struct {
 	mux      *http.ServeMux
 	store    Pinger
+	ids      *requestid.Source
 	draining atomic.Bool
 }
 
 // New returns the admin handler. Metrics are gathered from g. With profiling,
 // the Go runtime profiles are served under /debug/pprof/ as well.
 func New(store Pinger, g prometheus.Gatherer, profiling bool) *Handler {
-	h := &Handler{mux: http.NewServeMux(), store: store}
+	h := &Handler{mux: http.NewServeMux(), store: store, ids: requestid.NewSource()}
 	h.mux.HandleFunc("GET /healthz", h.healthz)
 	h.mux.HandleFunc("GET /readyz", h.readyz)
 	h.mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
@@ -47,8 +50,12 @@ func New(store Pinger, g prometheus.Gatherer, profiling bool) *Handler {
 	return h
 }
 
-// ServeHTTP serves one admin request.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+// ServeHTTP serves one admin request; its response carries an X-Request-ID,
+// as the API's do.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.ids.Assign(w, r)
+	h.mux.ServeHTTP(w, r)
+}
 
 // Drain makes readiness fail from now on, so that load balancers stop
 // sending traffic while the service shuts down.

@@ -67,3 +67,24 @@ func TestProfilesOnlyWhenAskedFor(t *testing.T) {
 		t.Fatalf("profiles not served when enabled: %d", rec.Code)
 	}
 }
+
+// Every admin response carries an X-Request-ID: the caller's when sane, a
+// new one for each request otherwise, on unknown paths too.
+func TestAdminResponsesCarryARequestID(t *testing.T) {
+	h := New(&fakeStore{}, prometheus.NewRegistry(), false)
+	seen := map[string]bool{}
+	for _, path := range []string{"/healthz", "/readyz", "/metrics", "/nope"} {
+		id := get(t, h, path).Header().Get("X-Request-ID")
+		if id == "" || seen[id] {
+			t.Errorf("%s: X-Request-ID %q, want a new one", path, id)
+		}
+		seen[id] = true
+	}
+	req := httptest.NewRequest(http.MethodGet, "/healthz", nil)
+	req.Header.Set("X-Request-ID", "probe-42")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if id := rec.Header().Get("X-Request-ID"); id != "probe-42" {
+		t.Errorf("X-Request-ID %q, want the caller's probe-42", id)
+	}
+}

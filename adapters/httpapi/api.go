@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/fx"
 
+	"github.com/plantstore/plantstore/adapters/internal/requestid"
 	"github.com/plantstore/plantstore/application"
 )
 
@@ -50,7 +51,7 @@ type API struct {
 	deps         Deps
 	router       *chi.Mux
 	metrics      *metrics
-	ids          *requestIDs
+	ids          *requestid.Source
 	maxBodyBytes int64
 	openAPI      []byte
 	reference    *referencePage
@@ -76,7 +77,7 @@ func New(cfg Config, deps Deps) (*API, error) {
 	a := &API{
 		deps:         deps,
 		metrics:      m,
-		ids:          newRequestIDs(),
+		ids:          requestid.NewSource(),
 		maxBodyBytes: cfg.MaxBodyBytes,
 		openAPI:      cfg.OpenAPI,
 		reference:    page,

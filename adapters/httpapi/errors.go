@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/plantstore/plantstore/adapters/internal/requestid"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
@@ -75,7 +76,7 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	message := p.message
 	switch {
 	case !known:
-		id := w.Header().Get(requestIDKey)
+		id := w.Header().Get(requestid.Header)
 		message = "internal error; quote request id " + id + " when reporting it"
 		a.deps.Log.ErrorContext(r.Context(), "request failed", "request_id", id, "error", err.Error())
 	case p.showErr:

@@ -60,11 +60,7 @@ func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter
 func (a *API) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		info := &requestInfo{id: r.Header.Get(requestIDHeader)}
-		if !saneRequestID(info.id) {
-			info.id = a.ids.new()
-		}
-		w.Header()[requestIDKey] = []string{info.id}
+		info := &requestInfo{id: a.ids.Assign(w, r)}
 		if a.draining.Load() {
 			// net/http closes the connection after a response that says so.
 			w.Header()["Connection"] = closeConnection
