@@ -3,6 +3,8 @@ package httpapi
 import (
 	"errors"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -24,4 +26,50 @@ func idParams(r *http.Request) (domain.ID, error) {
 		problems = append(domain.FieldErrors{fe}, problems...)
 	}
 	return 0, problems
+}
+
+// noQuery refuses every query parameter, for the routes that take none
+// (40002, each named).
+func noQuery(raw string) domain.FieldErrors {
+	return readQuery(raw, func(key, _ string) *domain.FieldError {
+		return &domain.FieldError{Field: echo(key), Problem: "unknown query parameter"}
+	})
+}
+
+// readQuery decodes a query string and hands each parameter to set, which
+// returns what is wrong with it. A parameter given twice, or not correctly
+// percent-encoded, is a problem before set sees it.
+func readQuery(raw string, set func(key, value string) *domain.FieldError) domain.FieldErrors {
+	var (
+		problems domain.FieldErrors
+		seen     map[string]bool
+	)
+	for pair := range strings.SplitSeq(raw, "&") {
+		if pair == "" {
+			continue
+		}
+		rawKey, rawValue, _ := strings.Cut(pair, "=")
+		key, err := url.QueryUnescape(rawKey)
+		if err != nil {
+			problems = append(problems, &domain.FieldError{Field: "query", Problem: "must be correctly percent-encoded"})
+			continue
+		}
+		value, err := url.QueryUnescape(rawValue)
+		switch {
+		case err != nil:
+			problems = append(problems, &domain.FieldError{Field: echo(key), Problem: "must be correctly percent-encoded"})
+			continue
+		case seen[key]:
+			problems = append(problems, &domain.FieldError{Field: echo(key), Problem: "must be given at most once"})
+			continue
+		}
+		if seen == nil {
+			seen = make(map[string]bool, 3)
+		}
+		seen[key] = true
+		if problem := set(key, value); problem != nil {
+			problems = append(problems, problem)
+		}
+	}
+	return problems
 }
