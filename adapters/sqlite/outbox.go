@@ -128,35 +128,38 @@ func (s *Store) Settle(ctx context.Context, outcomes []application.Settlement) e
 
 // relaxed runs fn on the writer with synchronous=NORMAL: its commits reach
 // the WAL, and survive a crash of the process, without waiting for an
-// fsync. Claims and settlements can afford that. One lost to a power cut
-// leaves its event as it was before, due again and sent once more, which
-// at-least-once delivery allows; and the next create's FULL commit makes
-// the WAL before it durable too. An fsync for each of them would take the
-// one writer from the creates: at 2,000 creates per second the claims and
-// settlements are as many commits again. The writer is back to FULL before
-// anything else uses it; a connection that cannot be switched back is
-// discarded, and its replacement opens with FULL.
-func (s *Store) relaxed(ctx context.Context, fn func(*sqlx.Conn) error) error {
+// fsync. Claims and settlements can afford that: one lost to a power cut
+// leaves its event as it was before (a lost claim: due again; a lost
+// settlement: due again when its claim's lease ends, or counted as failed
+// once more), and the event is sent once more, which at-least-once delivery
+// allows. The next create's FULL commit makes the WAL before it durable too.
+// An fsync for each of them would take the one writer from the creates: at
+// 2,000 creates per second the claims and settlements are as many commits
+// again. fn must use conn, never s.write, which conn holds. The writer is
+// back to FULL before anything else uses it; a connection that cannot be
+// switched back, or whose fn panicked, is discarded, and its replacement
+// opens with FULL.
+func (s *Store) relaxed(ctx context.Context, fn func(conn *sqlx.Conn) error) error {
 	conn, err := s.write.Connx(ctx)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
+	durable := false
+	defer func() {
+		if !durable {
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+		_ = conn.Close()
+	}()
 	if _, err := conn.ExecContext(ctx, "PRAGMA synchronous = NORMAL"); err != nil {
-		discard(conn)
 		return err
 	}
 	fnErr := fn(conn)
 	if _, err := conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA synchronous = FULL"); err != nil {
-		discard(conn)
 		return errors.Join(fnErr, err)
 	}
+	durable = true
 	return fnErr
-}
-
-// discard makes the pool close conn instead of reusing it.
-func discard(conn *sqlx.Conn) {
-	_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 }
 
 // Committed receives a signal after a batch stored events.

@@ -69,6 +69,13 @@ func TestClaimsAndSettlementsLeaveTheWriterDurable(t *testing.T) {
 	}); err == nil {
 		t.Error("the error of the relaxed function was lost")
 	}
+	func() {
+		defer func() { _ = recover() }()
+		_ = s.relaxed(ctx, func(*sqlx.Conn) error { panic("a fault in the claim") })
+	}()
+	if mode := synchronous(s.write); mode != 2 {
+		t.Errorf("synchronous=%d after a panic, want 2 (FULL)", mode)
+	}
 	if _, err := s.ClaimDue(ctx, time.Now(), time.Minute, 8); err != nil {
 		t.Fatal(err)
 	}
