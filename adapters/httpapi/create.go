@@ -34,8 +34,6 @@ func (a *API) createPlant(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := checkContentEncoding(r); err != nil {
-		// RFC 9110 §15.5.16: say which codings would have been accepted.
-		w.Header().Set("Accept-Encoding", "identity")
 		a.refuseUnread(w, r, err)
 		return
 	}
@@ -48,12 +46,8 @@ func (a *API) createPlant(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	np, err := decodeNewPlant(body)
-	if err != nil {
+	if err = withQueryProblems(err, r); err != nil {
 		a.writeError(w, r, err)
-		return
-	}
-	if problems := noQuery(r.URL.RawQuery); problems != nil {
-		a.writeError(w, r, problems)
 		return
 	}
 	plant, outcome, err := a.deps.Create.Create(r.Context(), principal, np)
@@ -86,6 +80,26 @@ func checkContentType(r *http.Request) error {
 		return errMediaType
 	}
 	return nil
+}
+
+// withQueryProblems adds the problems of the query, which a create does not
+// take, to those of the body's fields, so that every 40002 of a request is
+// reported together. A body that is not JSON (40001) is reported alone.
+func withQueryProblems(bodyErr error, r *http.Request) error {
+	problems := noQuery(r.URL.RawQuery)
+	var fields domain.FieldErrors
+	var field *domain.FieldError
+	switch {
+	case problems == nil:
+		return bodyErr
+	case bodyErr == nil:
+		return problems
+	case errors.As(bodyErr, &fields):
+		return append(fields[:len(fields):len(fields)], problems...)
+	case errors.As(bodyErr, &field):
+		return append(domain.FieldErrors{field}, problems...)
+	}
+	return bodyErr
 }
 
 // checkContentEncoding accepts a body without a content coding: a gzip

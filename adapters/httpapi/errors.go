@@ -102,6 +102,11 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		h.Set("WWW-Authenticate", `Bearer realm="plantstore", error="insufficient_scope", scope="`+quoteSafe(scope)+`"`)
 	case 40501:
 		h.Set("Allow", allowedMethods(a.router, r))
+	case 41501:
+		if errors.Is(err, errContentEncoding) {
+			// RFC 9110 §15.5.16: say which codings would have been accepted.
+			h.Set("Accept-Encoding", "identity")
+		}
 	case 50301:
 		h.Set("Retry-After", retryAfterSeconds)
 	}

@@ -62,12 +62,8 @@ const maxPooledList = 64 << 10
 // each naming its parameter (40002).
 func listQuery(raw string) (application.ListQuery, error) {
 	q := application.ListQuery{Limit: application.DefaultListLimit}
-	problems := readQuery(raw, func(key, value string) *domain.FieldError {
-		switch key {
-		case "limit", "after", "tag":
-			return setParam(&q, key, value)
-		}
-		return &domain.FieldError{Field: echo(key), Problem: "unknown query parameter"}
+	problems := readQuery(raw, []string{"limit", "after", "tag"}, func(key, value string) *domain.FieldError {
+		return setParam(&q, key, value)
 	})
 	if problems != nil {
 		return application.ListQuery{}, problems

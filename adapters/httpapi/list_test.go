@@ -48,6 +48,9 @@ func TestListQueryNamesEveryBadParameter(t *testing.T) {
 		"tag=%zz":                   "tag: must be correctly percent-encoded",
 		"%zz=1":                     "query: must be correctly percent-encoded",
 		"limit=5&limit=5":           "limit: must be given at most once",
+		"limit=0&limit=5":           "limit: must be a whole number between 1 and 1000; limit: must be given at most once",
+		"color=red&color=blue":      "color: unknown query parameter",
+		"=1":                        "query: a parameter has no name",
 		"offset=10":                 "offset: unknown query parameter",
 		"Limit=10":                  "Limit: unknown query parameter",
 		"limit=0&after=x&color=red": "limit: must be a whole number between 1 and 1000; " +

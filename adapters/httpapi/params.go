@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -31,15 +32,14 @@ func idParams(r *http.Request) (domain.ID, error) {
 // noQuery refuses every query parameter, for the routes that take none
 // (40002, each named).
 func noQuery(raw string) domain.FieldErrors {
-	return readQuery(raw, func(key, _ string) *domain.FieldError {
-		return &domain.FieldError{Field: echo(key), Problem: "unknown query parameter"}
-	})
+	return readQuery(raw, nil, nil)
 }
 
-// readQuery decodes a query string and hands each parameter to set, which
-// returns what is wrong with it. A parameter given twice, or not correctly
-// percent-encoded, is a problem before set sees it.
-func readQuery(raw string, set func(key, value string) *domain.FieldError) domain.FieldErrors {
+// readQuery decodes a query string and hands each known parameter to set,
+// which returns what is wrong with its value. An unknown parameter is
+// named once, however often it is given; a known one given twice, or one
+// not correctly percent-encoded, is a problem before set sees it.
+func readQuery(raw string, known []string, set func(key, value string) *domain.FieldError) domain.FieldErrors {
 	var (
 		problems domain.FieldErrors
 		seen     map[string]bool
@@ -54,20 +54,28 @@ func readQuery(raw string, set func(key, value string) *domain.FieldError) domai
 			problems = append(problems, &domain.FieldError{Field: "query", Problem: "must be correctly percent-encoded"})
 			continue
 		}
+		if key == "" {
+			problems = append(problems, &domain.FieldError{Field: "query", Problem: "a parameter has no name"})
+			continue
+		}
 		value, err := url.QueryUnescape(rawValue)
 		switch {
 		case err != nil:
 			problems = append(problems, &domain.FieldError{Field: echo(key), Problem: "must be correctly percent-encoded"})
 			continue
-		case seen[key]:
+		case seen[key] && slices.Contains(known, key):
 			problems = append(problems, &domain.FieldError{Field: echo(key), Problem: "must be given at most once"})
 			continue
+		case seen[key]:
+			continue // unknown, and named already
 		}
 		if seen == nil {
 			seen = make(map[string]bool, 3)
 		}
 		seen[key] = true
-		if problem := set(key, value); problem != nil {
+		if !slices.Contains(known, key) {
+			problems = append(problems, &domain.FieldError{Field: echo(key), Problem: "unknown query parameter"})
+		} else if problem := set(key, value); problem != nil {
 			problems = append(problems, problem)
 		}
 	}
