@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -56,15 +58,7 @@ func webhooks(ctx context.Context, args []string, getenv func(string) (string, b
 			if all == (len(ids) > 0) {
 				return errors.New("webhooks redeliver: give event ids or --all, not both")
 			}
-			n, err := log.Redeliver(ctx, time.Now(), ids)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "%d failed events are due again\n", n)
-			if left := len(distinct(ids)) - n; left > 0 {
-				return fmt.Errorf("webhooks redeliver: %d of the ids given are not failed events (unknown, pending or delivered); they are left as they were", left)
-			}
-			return nil
+			return redeliver(ctx, log, ids, stdout)
 		})
 	case "listen":
 		return listen(ctx, args[1:], getenv, stdout, stderr)
@@ -114,15 +108,32 @@ func printEvents(w io.Writer, events []application.EventStatus) {
 	_ = tw.Flush()
 }
 
-// distinct is ids without repeats.
-func distinct(ids []string) []string {
-	seen := make(map[string]bool, len(ids))
-	out := ids[:0:0]
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
+// redeliver makes failed events due again: those of ids, or every one when
+// ids is empty. Given ids are redelivered one at a time, so that those that
+// are not failed events can be named.
+func redeliver(ctx context.Context, log application.EventLog, ids []string, stdout io.Writer) error {
+	if len(ids) == 0 {
+		n, err := log.Redeliver(ctx, time.Now(), nil)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%d failed events are due again\n", n)
+		return nil
+	}
+	var due int
+	var left []string
+	for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
+		n, err := log.Redeliver(ctx, time.Now(), []string{id})
+		if err != nil {
+			return err
+		}
+		if due += n; n == 0 {
+			left = append(left, id)
 		}
 	}
-	return out
+	fmt.Fprintf(stdout, "%d failed events are due again\n", due)
+	if len(left) > 0 {
+		return fmt.Errorf("webhooks redeliver: not failed events (unknown, pending or delivered), left as they were: %s", strings.Join(left, ", "))
+	}
+	return nil
 }
