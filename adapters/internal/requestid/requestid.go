@@ -20,9 +20,9 @@ var headerKey = http.CanonicalHeaderKey(Header)
 // maxLength bounds a client's id that is echoed back.
 const maxLength = 128
 
-// Sane reports whether a client's id is a short token of safe characters
+// sane reports whether a client's id is a short token of safe characters
 // that may be echoed into headers and logs as it is.
-func Sane(id string) bool {
+func sane(id string) bool {
 	if id == "" || len(id) > maxLength {
 		return false
 	}
@@ -50,8 +50,9 @@ func NewSource() *Source {
 	return &Source{prefix: base32.HexEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]) + "-"}
 }
 
-// New returns an id never returned before by any Source.
-func (s *Source) New() string {
+// new returns the next id: unique across Sources as long as their random
+// 50-bit prefixes differ, which they practically always do.
+func (s *Source) new() string {
 	var buf [40]byte
 	b := append(buf[:0], s.prefix...)
 	b = strconv.AppendUint(b, s.next.Add(1), 10)
@@ -61,8 +62,8 @@ func (s *Source) New() string {
 // Assign sets the response's id, the client's when it is sane, and returns it.
 func (s *Source) Assign(w http.ResponseWriter, r *http.Request) string {
 	id := r.Header.Get(Header)
-	if !Sane(id) {
-		id = s.New()
+	if !sane(id) {
+		id = s.new()
 	}
 	w.Header()[headerKey] = []string{id}
 	return id

@@ -10,13 +10,13 @@ import (
 
 func TestSaneIDsAreShortTokensOfSafeCharacters(t *testing.T) {
 	for _, id := range []string{"a", "trace-1", "Z9_.:/+=", strings.Repeat("x", 128)} {
-		if !Sane(id) {
-			t.Errorf("Sane(%q) = false", id)
+		if !sane(id) {
+			t.Errorf("sane(%q) = false", id)
 		}
 	}
 	for _, id := range []string{"", strings.Repeat("x", 129), "a b", `"q"`, "ünï", "<s>", "a\nb", "a;b"} {
-		if Sane(id) {
-			t.Errorf("Sane(%q) = true", id)
+		if sane(id) {
+			t.Errorf("sane(%q) = true", id)
 		}
 	}
 }
@@ -36,7 +36,7 @@ func TestAssignEchoesASaneIDAndReplacesAnyOther(t *testing.T) {
 		t.Errorf("sane id: assigned %q, header %q", id, header)
 	}
 	for _, sent := range []string{"", "a b", strings.Repeat("y", 200)} {
-		if id, header := assign(sent); id == sent || id != header || !Sane(id) {
+		if id, header := assign(sent); id == sent || id != header || !sane(id) {
 			t.Errorf("sent %q: assigned %q, header %q", sent, id, header)
 		}
 	}
@@ -53,7 +53,7 @@ func TestIDsAreUniqueAcrossSourcesAndGoroutines(t *testing.T) {
 		for range 4 {
 			wg.Go(func() {
 				for range 1000 {
-					id := s.New()
+					id := s.new()
 					mu.Lock()
 					if seen[id] {
 						t.Errorf("%s minted twice", id)
