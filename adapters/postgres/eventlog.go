@@ -9,6 +9,7 @@ import (
 )
 
 // ListEvents returns at most limit failed or pending events, oldest first.
+// Pending events are unpacked ones and packed ones alike.
 func (s *Store) ListEvents(ctx context.Context, failed bool, limit int) ([]application.EventStatus, error) {
 	db, err := s.outboxDB()
 	if err != nil {
@@ -16,7 +17,13 @@ func (s *Store) ListEvents(ctx context.Context, failed bool, limit int) ([]appli
 	}
 	rows, err := db.QueryContext(ctx, `
 SELECT id, url, plant_id, name, tag, created_at, retry_from, attempts, next_at, coalesce(last_error, '')
-FROM webhook_events WHERE (failed_at IS NOT NULL) = $1 ORDER BY created_at, id LIMIT $2`, failed, limit)
+FROM webhook_events WHERE (failed_at IS NOT NULL) = $1
+UNION ALL
+SELECT e.id, b.url, e.plant_id, e.name, e.tag, b.created_at, b.created_at, 0, b.created_at, ''
+FROM webhook_event_batches AS b,
+     unnest(b.event_ids, b.plant_ids, b.names, b.tags) AS e (id, plant_id, name, tag)
+WHERE NOT $1
+ORDER BY 6, 1 LIMIT $2`, failed, limit)
 	if err != nil {
 		return nil, s.fail("list events", err)
 	}
@@ -68,9 +75,15 @@ func (s *Store) OutboxStats(ctx context.Context) (pending int, oldest time.Time,
 	}
 	var first sql.NullTime
 	err = db.QueryRowContext(ctx, `
-SELECT count(*) FILTER (WHERE failed_at IS NULL), min(created_at) FILTER (WHERE failed_at IS NULL),
-       count(*) FILTER (WHERE failed_at IS NOT NULL)
-FROM webhook_events`).Scan(&pending, &first, &failed)
+WITH unpacked AS (
+    SELECT count(*) FILTER (WHERE failed_at IS NULL) AS pending, min(created_at) FILTER (WHERE failed_at IS NULL) AS oldest,
+           count(*) FILTER (WHERE failed_at IS NOT NULL) AS failed
+    FROM webhook_events
+), packed AS (
+    SELECT coalesce(sum(cardinality(event_ids)), 0) AS pending, min(created_at) AS oldest FROM webhook_event_batches
+)
+SELECT unpacked.pending + packed.pending, least(unpacked.oldest, packed.oldest), unpacked.failed
+FROM unpacked, packed`).Scan(&pending, &first, &failed)
 	if err != nil {
 		return 0, time.Time{}, 0, s.fail("outbox stats", err)
 	}

@@ -42,6 +42,39 @@ FROM (
 WHERE e.id = due.id
 RETURNING e.id, e.url, e.plant_id, e.name, e.tag, e.created_at, e.retry_from, e.attempts - 1`
 
+	// unpackEvents claims from packed events, which are all due from
+	// their commit: it takes whole rows, oldest first (FOR UPDATE SKIP
+	// LOCKED, as a claim), writes their events into webhook_events in the
+	// same statement, the first of them claimed and the rest due, and
+	// returns the claimed ones. It takes at most as many rows as it may
+	// claim events, each holding at least one.
+	unpackEvents = `
+WITH packed AS (
+    DELETE FROM webhook_event_batches
+    WHERE id IN (
+        SELECT id FROM webhook_event_batches
+        WHERE created_at <= $1
+        ORDER BY id
+        LIMIT %[1]d
+        FOR UPDATE SKIP LOCKED
+    )
+    RETURNING *
+), unpacked AS (
+    SELECT e.id, p.url, e.plant_id, e.name, e.tag, p.created_at,
+           row_number() OVER (ORDER BY p.id, e.n) <= %[1]d AS claimed
+    FROM packed AS p,
+         unnest(p.event_ids, p.plant_ids, p.names, p.tags) WITH ORDINALITY AS e (id, plant_id, name, tag, n)
+), written AS (
+    INSERT INTO webhook_events (id, url, plant_id, name, tag, created_at, retry_from, attempts, next_at, claim)
+    SELECT id, url, plant_id, name, tag, created_at, created_at,
+           CASE WHEN claimed THEN 1 ELSE 0 END,
+           CASE WHEN claimed THEN $2 ELSE created_at END,
+           CASE WHEN claimed THEN $3 END
+    FROM unpacked
+    RETURNING id, url, plant_id, name, tag, created_at, retry_from, claim
+)
+SELECT id, url, plant_id, name, tag, created_at, retry_from, 0 FROM written WHERE claim IS NOT NULL`
+
 	settleEvents = `
 WITH s AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[], $4::boolean[], $5::timestamptz[], $6::text[])
@@ -90,8 +123,13 @@ func (s *Store) closeOutbox() error {
 	return s.outbox.Close()
 }
 
-// ClaimDue claims at most limit due events, oldest first, until now+lease.
+// ClaimDue claims at most limit due events, oldest first, until now+lease:
+// those already unpacked (retries, and the rest of an unpacked row) first,
+// then packed ones.
 func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]application.Event, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
 	db, err := s.outboxDB()
 	if err != nil {
 		return nil, err
@@ -101,19 +139,26 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	claim := hex.EncodeToString(b[:])
-	if limit <= 0 {
-		return nil, nil
+	events, err := s.claim(ctx, db, fmt.Sprintf(claimEvents, limit), now, lease, claim, nil)
+	if err != nil || len(events) == limit {
+		return events, err
 	}
-	stmt, err := s.stmts.get(ctx, db, fmt.Sprintf(claimEvents, limit))
+	return s.claim(ctx, db, fmt.Sprintf(unpackEvents, limit-len(events)), now, lease, claim, events)
+}
+
+// claim runs one claiming statement and appends the events it claimed to
+// events. On an error it returns those claimed so far with it: their claims
+// are held, so the dispatcher attempts them rather than waiting out the lease.
+func (s *Store) claim(ctx context.Context, db *sqlx.DB, query string, now time.Time, lease time.Duration, claim string, events []application.Event) ([]application.Event, error) {
+	stmt, err := s.stmts.get(ctx, db, query)
 	if err != nil {
-		return nil, s.fail("claim events", err)
+		return events, s.fail("claim events", err)
 	}
 	rows, err := stmt.QueryContext(ctx, now.UTC(), now.Add(lease).UTC(), claim)
 	if err != nil {
-		return nil, s.fail("claim events", err)
+		return events, s.fail("claim events", err)
 	}
 	defer rows.Close()
-	var events []application.Event
 	for rows.Next() {
 		var (
 			e         application.Event
@@ -121,16 +166,16 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 			name, tag sql.NullString
 		)
 		if err := rows.Scan(&e.ID, &e.URL, &plantID, &name, &tag, &e.CreatedAt, &e.RetryFrom, &e.Attempts); err != nil {
-			return nil, s.fail("claim events", err)
+			return events, s.fail("claim events", err)
 		}
 		if e.Plant, err = s.restorePlant(plantID, name, tag); err != nil {
-			return nil, err
+			return events, err
 		}
 		e.Claim = claim
 		events = append(events, e)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, s.fail("claim events", err)
+		return events, s.fail("claim events", err)
 	}
 	return events, nil
 }

@@ -191,6 +191,64 @@ func claimsAreExclusiveUnderConcurrency(t *testing.T, h Harness) {
 	}
 }
 
+// Plants created at once share commits, whose events a store may keep
+// together; claims still take them a few at a time, each once, and a lease
+// that ends gives back only what was claimed.
+func claimsEventsCommittedTogetherAPieceAtATime(t *testing.T, h Harness) {
+	s := openOutbox(t, h, receivers)
+	const n = 40
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			if _, inserted, err := s.InsertIfAbsent(context.Background(), record(plant(t, int64(i), "Fern", nil))); err != nil || !inserted {
+				t.Errorf("InsertIfAbsent(%d): inserted %t, %v", i, inserted, err)
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	if pending := listAll(t, s, false); len(pending) != 2*n {
+		t.Fatalf("%d events listed as pending; want %d", len(pending), 2*n)
+	}
+	now := time.Now().Add(time.Second).Truncate(time.Microsecond) // stores keep microseconds
+	claimed := map[string]application.Event{}
+	for first := true; ; first = false {
+		c := claim(t, s, now, 3)
+		if len(c) > 3 || (first && len(c) != 3) {
+			t.Fatalf("a claim of at most 3 took %d", len(c))
+		}
+		if len(c) == 0 {
+			break
+		}
+		for _, e := range c {
+			if _, dup := claimed[e.ID]; dup {
+				t.Fatalf("event %s claimed twice", e.ID)
+			}
+			if e.Claim == "" || e.Attempts != 0 || !e.RetryFrom.Equal(e.CreatedAt) || e.Plant != plant(t, int64(e.Plant.ID()), "Fern", nil) {
+				t.Errorf("claimed %+v", e)
+			}
+			claimed[e.ID] = e
+		}
+	}
+	if len(claimed) != 2*n {
+		t.Fatalf("%d events claimed; want every one of %d", len(claimed), 2*n)
+	}
+	pending, _, _, err := s.OutboxStats(context.Background())
+	if err != nil || pending != 2*n {
+		t.Fatalf("stats while every event is claimed: %d pending, %v; want %d", pending, err, 2*n)
+	}
+	for _, e := range listAll(t, s, false) {
+		if _, ok := claimed[e.ID]; !ok || e.Attempts != 1 || !e.NextAt.Equal(now.Add(time.Minute)) {
+			t.Errorf("listed %+v; want a claimed event with its attempt, due when its lease ends", e)
+		}
+	}
+	if again := claim(t, s, now.Add(time.Minute+time.Second), 3*n); len(again) != 2*n || again[0].Attempts != 1 {
+		t.Fatalf("after the leases %d claimed; want all %d again, each with its attempt", len(again), 2*n)
+	}
+}
+
 func redeliversFailedEvents(t *testing.T, h Harness) {
 	s := openOutbox(t, h, receivers[:1])
 	mustInsert(t, s, plant(t, 1, "Fern", nil))

@@ -74,6 +74,7 @@ func Run(t *testing.T, h Harness) {
 		{"ClaimsDueEventsOnceUntilTheLeaseEnds", claimsDueEventsOnceUntilTheLeaseEnds},
 		{"SettlesAttempts", settlesAttempts},
 		{"ClaimsAreExclusiveUnderConcurrency", claimsAreExclusiveUnderConcurrency},
+		{"ClaimsEventsCommittedTogetherAPieceAtATime", claimsEventsCommittedTogetherAPieceAtATime},
 		{"RedeliversFailedEvents", redeliversFailedEvents},
 		{"KeepsAcknowledgedEvents", keepsAcknowledgedEvents},
 	}

@@ -56,6 +56,9 @@ const sqliteTime = "2006-01-02T15:04:05.000000000Z"
 // the receiver at url, in one statement, with each store's own time: now()
 // as timestamptz on PostgreSQL, the time passed as text on the embedded
 // store. The plants need not exist: the outbox keeps its own copy of them.
+// PostgreSQL's service writes new events packed, one row per committed
+// batch; packedOutboxSQL writes them so, 32 to a row (a batch of creates
+// under load), where the schema has packed rows.
 var fillOutboxSQL = map[string]string{
 	"postgres": `INSERT INTO webhook_events (id, url, plant_id, name, tag, created_at, retry_from, next_at)
 SELECT 'msg_' || n, $1, n, 'Monstera deliciosa', 'indoor', now(), now(), now()
@@ -65,18 +68,42 @@ WITH RECURSIVE ids(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM ids WHERE n < ?2)
 SELECT 'msg_' || n, ?1, n, 'Monstera deliciosa', 'indoor', ?3, ?3, ?3 FROM ids`,
 }
 
+const packedOutboxSQL = `INSERT INTO webhook_event_batches (url, created_at, event_ids, plant_ids, names, tags)
+SELECT $1, now(), array_agg('msg_' || n ORDER BY n), array_agg(n ORDER BY n),
+       array_agg('Monstera deliciosa'::text), array_agg('indoor'::text)
+FROM generate_series(1, $2::bigint) AS n
+GROUP BY (n - 1) / 32
+ORDER BY min(n)`
+
+// packed reports whether the PostgreSQL schema has packed outbox rows: a
+// build given with -bin may predate them.
+func (s *store) packed(ctx context.Context) (bool, error) {
+	var ok bool
+	err := s.db.QueryRowContext(ctx, "SELECT to_regclass('webhook_event_batches') IS NOT NULL").Scan(&ok)
+	return ok, err
+}
+
 // fillOutbox stores n due events for url, then has PostgreSQL vacuum and
-// analyse the table, as after the plants' preload.
+// analyse the tables, as after the plants' preload.
 func (s *store) fillOutbox(ctx context.Context, url string, n int) error {
-	args := []any{url, n}
+	q, args := fillOutboxSQL[s.kind], []any{url, n}
 	if s.kind == "sqlite" {
 		args = append(args, time.Now().UTC().Format(sqliteTime))
 	}
-	if _, err := s.db.ExecContext(ctx, fillOutboxSQL[s.kind], args...); err != nil {
+	if s.kind == "postgres" {
+		packed, err := s.packed(ctx)
+		if err != nil {
+			return fmt.Errorf("fill the outbox of %s: %w", s.kind, err)
+		}
+		if packed {
+			q = packedOutboxSQL
+		}
+	}
+	if _, err := s.db.ExecContext(ctx, q, args...); err != nil {
 		return fmt.Errorf("fill the outbox of %s: %w", s.kind, err)
 	}
 	if s.kind == "postgres" {
-		if _, err := s.db.ExecContext(ctx, "VACUUM ANALYZE webhook_events"); err != nil {
+		if _, err := s.db.ExecContext(ctx, "VACUUM ANALYZE"); err != nil {
 			return fmt.Errorf("vacuum: %w", err)
 		}
 	}
@@ -87,9 +114,16 @@ func (s *store) fillOutbox(ctx context.Context, url string, n int) error {
 // included, so that no cell delivers another's. TRUNCATE leaves PostgreSQL
 // no dead rows to vacuum during the next window.
 func (s *store) clearOutbox(ctx context.Context) error {
-	q := "TRUNCATE webhook_events"
-	if s.kind == "sqlite" {
-		q = "DELETE FROM webhook_events"
+	q := "DELETE FROM webhook_events"
+	if s.kind == "postgres" {
+		q = "TRUNCATE webhook_events"
+		packed, err := s.packed(ctx)
+		if err != nil {
+			return fmt.Errorf("clear the outbox of %s: %w", s.kind, err)
+		}
+		if packed {
+			q += ", webhook_event_batches"
+		}
 	}
 	if _, err := s.db.ExecContext(ctx, q); err != nil {
 		return fmt.Errorf("clear the outbox of %s: %w", s.kind, err)

@@ -78,8 +78,19 @@ func TestFillOutboxMakesDueEventsForEachStore(t *testing.T) {
 				plants[0] != "1" || !slices.Contains(plants, fmt.Sprint(n)) {
 				t.Errorf("claimed %d events, ids %s … %s; want %d, msg_1 … msg_%d about plants 1 … %d", len(events), ids[0], ids[len(ids)-1], n, n, n)
 			}
+			for range 2 { // the second time with the events left as filled
+				if err := s.clearOutbox(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.fillOutbox(ctx, url, n); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if err := s.clearOutbox(ctx); err != nil {
 				t.Fatal(err)
+			}
+			if again, err := adapter.ClaimDue(ctx, time.Now().Add(time.Second), time.Minute, n+1); len(again) != 0 || err != nil {
+				t.Errorf("after clearing claimed %d events, %v", len(again), err)
 			}
 			var left int
 			if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM webhook_events").Scan(&left); err != nil || left != 0 {
