@@ -18,6 +18,15 @@ type DispatchConfig struct {
 	RetryMin    time.Duration // first back-off (1s), doubling per attempt
 	RetryMax    time.Duration // longest back-off (1h)
 	Poll        time.Duration // look for due events this often without a signal (1s)
+	// Clients, when set, is the clients' demand. While at least YieldAt of
+	// their requests are in flight, the dispatcher claims only with every
+	// slot free and at most once per YieldPause (100ms), so that deliveries
+	// slow to a trickle instead of taking the cores the clients wait for;
+	// events wait in the outbox meanwhile and go at full speed once the
+	// clients' load drops. Zero YieldAt never yields.
+	Clients    Demand
+	YieldAt    int
+	YieldPause time.Duration
 }
 
 func (c DispatchConfig) withDefaults() DispatchConfig {
@@ -34,6 +43,7 @@ func (c DispatchConfig) withDefaults() DispatchConfig {
 	def(&c.RetryMin, time.Second)
 	def(&c.RetryMax, time.Hour)
 	def(&c.Poll, time.Second)
+	def(&c.YieldPause, 100*time.Millisecond)
 	// An attempt ends, delivered or cut short, well before its claim does:
 	// no other replica takes an event while it is being sent. A replica that
 	// dies gives its claims back as quickly as that allows.
@@ -99,14 +109,24 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	// fewer events than it asked for, any free slot takes the next ones.
 	minClaim := max(1, d.cfg.Concurrency/2)
 	backlog := false
+	var claimed time.Time // when the last claim was made
 	for {
 		free := cap(slots) - len(slots)
 		claimable := free > 0 && (!backlog || free >= minClaim || free == cap(slots))
 		committed, polled, slotFreed := d.source.Committed(), poll.C, (<-chan struct{})(nil)
-		if !claimable {
+		wait := d.cfg.Poll
+		if pause := d.cfg.YieldPause - time.Since(claimed); d.yielding() && (pause > 0 || free < cap(slots)) {
+			// The clients keep the service busy: wait for the pause to
+			// end and every attempt to finish, or for their load to drop.
+			claimable, slotFreed = false, freed
+			if pause > 0 {
+				wait = pause
+			}
+		} else if !claimable {
 			committed, polled, slotFreed = nil, nil, freed
 		}
 		if claimable && ctx.Err() == nil {
+			claimed = time.Now()
 			events, err := d.source.ClaimDue(ctx, d.clock.Now(), d.cfg.Lease, free)
 			if err != nil && ctx.Err() == nil {
 				d.log.Warn("webhook events could not be claimed", "error", err.Error())
@@ -127,7 +147,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 				continue // more may be due
 			}
 		}
-		poll.Reset(d.cfg.Poll)
+		poll.Reset(wait)
 		select {
 		case <-ctx.Done():
 			inFlight.Wait()
@@ -139,6 +159,11 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		case <-polled:
 		}
 	}
+}
+
+// yielding reports whether the clients' demand asks deliveries to give way.
+func (d *Dispatcher) yielding() bool {
+	return d.cfg.Clients != nil && d.cfg.YieldAt > 0 && d.cfg.Clients.InFlight() >= d.cfg.YieldAt
 }
 
 // attempt sends e once and says what to do with it.

@@ -109,6 +109,13 @@ func createPlants(t *testing.T, s *memory.Store, n int) {
 	}
 }
 
+func createPlant(t *testing.T, s *memory.Store, id int64) {
+	t.Helper()
+	if _, _, err := application.NewCreatePlant(s, scopes).Create(context.Background(), writer, newPlant(t, id, "Ivy", nil)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestEveryStoredPlantIsAnnouncedToEveryReceiverOnce(t *testing.T) {
 	store := memory.New("http://a.example/hook", "http://b.example/hook")
 	r, c := &receiver{}, &counts{}
@@ -211,6 +218,51 @@ func TestAttemptsInFlightAreBounded(t *testing.T) {
 	if most := r.most.Load(); most != 4 {
 		t.Fatalf("%d attempts ran at once; want the configured 4", most)
 	}
+}
+
+// demand is the clients' load as a test sets it.
+type demand struct{ n atomic.Int32 }
+
+func (d *demand) InFlight() int { return int(d.n.Load()) }
+
+// While clients keep the service busy, deliveries slow to a claim at a
+// time, each waiting for the last to finish and for a pause; once the
+// load drops they go at full speed, and every event arrives.
+func TestDeliveriesGiveWayToBusyClients(t *testing.T) {
+	store := memory.New("http://a.example/hook")
+	source := &claimCounter{Store: store}
+	clients := &demand{}
+	clients.n.Store(16)
+	release := make(chan struct{})
+	r := &receiver{answer: func(application.Event, int) error { <-release; return nil }}
+	c := &counts{}
+	cfg := fast
+	cfg.Clients, cfg.YieldAt, cfg.YieldPause = clients, 16, time.Hour
+	d := application.NewDispatcher(source, r, application.SystemClock{}, c, slog.New(slog.NewTextHandler(io.Discard, nil)), cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); d.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	releaseAll := sync.OnceFunc(func() { close(release) })
+	// Runs before the dispatcher's cleanup: a stop waits for the attempts.
+	t.Cleanup(releaseAll)
+	createPlants(t, store, 20) // the first claim may come before any of them
+	// One claim of every slot, then none while the pause lasts.
+	eventually(t, "a claim", func() bool { return r.inFlight.Load() > 0 })
+	for range 4 {
+		release <- struct{}{}
+	}
+	eventually(t, "the claimed deliveries", func() bool { return c.count("delivered") == int(r.most.Load()) })
+	createPlant(t, store, 100) // a commit, which the dispatcher looks at
+	time.Sleep(50 * time.Millisecond)
+	if n := c.count("delivered"); n > 4 || r.inFlight.Load() != 0 {
+		t.Fatalf("%d delivered and %d in flight while the clients were busy; want one claim of at most 4, then none", n, r.inFlight.Load())
+	}
+	clients.n.Store(15)
+	createPlant(t, store, 101)
+	eventually(t, "a full set of attempts once the load dropped", func() bool { return r.inFlight.Load() == 4 })
+	releaseAll()
+	eventually(t, "every delivery", func() bool { return c.count("delivered") == 22 && pending(store, false) == 0 })
 }
 
 // claimCounter is an event source that records the limit of every claim

@@ -58,6 +58,13 @@ type EventStatus struct {
 	LastError string    // why the last attempt failed
 }
 
+// Demand is the load clients put on the service now, to which deliveries
+// give way: they share its cores.
+type Demand interface {
+	// InFlight is how many client requests are being served.
+	InFlight() int
+}
+
 // Clock tells the time; tests move it.
 type Clock interface {
 	Now() time.Time

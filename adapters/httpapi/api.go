@@ -56,6 +56,7 @@ type API struct {
 	openAPI      []byte
 	reference    *referencePage
 	draining     atomic.Bool
+	inFlight     atomic.Int64
 }
 
 // New builds the API from its settings and dependencies.
@@ -127,6 +128,10 @@ func route[UC comparable](add func(string, http.HandlerFunc), pattern string, uc
 // (Connection: close), so that clients reconnect, to other replicas once the
 // load balancers have noticed, while this one still answers.
 func (a *API) Drain() { a.draining.Store(true) }
+
+// InFlight is how many requests the API is serving now: the clients'
+// demand, to which background work gives way.
+func (a *API) InFlight() int { return int(a.inFlight.Load()) }
 
 // ServeHTTP serves one request.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.router.ServeHTTP(w, r) }

@@ -55,11 +55,14 @@ func (w *recordingWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection's writer.
 func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// observe assigns the request id, recovers panics as 50001 and writes one
-// access line and the request metrics for every request.
+// observe counts the request in flight, assigns its id, recovers panics as
+// 50001 and writes one access line and the request metrics for every
+// request.
 func (a *API) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		a.inFlight.Add(1)
+		defer a.inFlight.Add(-1)
 		info := &requestInfo{id: a.ids.Assign(w, r)}
 		if a.draining.Load() {
 			// net/http closes the connection after a response that says so.

@@ -6,6 +6,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/plantstore/plantstore/adapters/httpapi"
+	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/docs"
 )
 
@@ -24,6 +25,8 @@ var apiModule = fx.Module("httpapi",
 			return httpapi.New(httpapi.Config{MaxBodyBytes: int64(s.MaxBodyBytes), OpenAPI: docs.OpenAPI}, deps)
 		},
 	),
+	// The clients' demand, which the webhook's deliveries give way to.
+	fx.Provide(func(api *httpapi.API) application.Demand { return api }),
 	fx.Invoke(func(lc fx.Lifecycle, s *apiSettings, hs *httpSettings, api *httpapi.API, ls *Listeners, d *drain, log *slog.Logger) {
 		d.onDrain(api.Drain)
 		srv := newServer(hs, api, log)

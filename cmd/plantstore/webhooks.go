@@ -23,6 +23,7 @@ type webhookSettings struct {
 	MaxAge      time.Duration `flag:"webhook-max-age" default:"72h" help:"age at which an undelivered event is marked failed, kept and logged"`
 	Timeout     time.Duration `flag:"webhook-timeout" default:"10s" help:"longest a receiver may take to answer one attempt"`
 	Concurrency int           `flag:"webhook-concurrency" default:"16" check:"positive" help:"webhook attempts in flight at most"`
+	YieldAt     int           `flag:"webhook-yield-at" default:"16" check:"nonnegative" help:"API requests in flight at which webhook deliveries slow to a trickle, leaving the cores to clients (0: never)"`
 }
 
 // enabled reports whether events are kept and sent, or an error when only
@@ -90,7 +91,7 @@ func newWebhookSender(s *webhookSettings, log *slog.Logger) (*webhook.Sender, er
 // the grace period: attempts still running then are cut short and retried
 // after the next start.
 func runDispatcher(lc fx.Lifecycle, s *webhookSettings, source application.EventSource, stats webhook.OutboxStats,
-	sender *webhook.Sender, reg prometheus.Registerer, log *slog.Logger) error {
+	sender *webhook.Sender, clients application.Demand, reg prometheus.Registerer, log *slog.Logger) error {
 	metrics, err := webhook.NewMetrics(reg, stats)
 	if err != nil {
 		return err
@@ -99,6 +100,8 @@ func runDispatcher(lc fx.Lifecycle, s *webhookSettings, source application.Event
 		Concurrency: s.Concurrency,
 		Timeout:     s.Timeout,
 		MaxAge:      s.MaxAge,
+		Clients:     clients,
+		YieldAt:     s.YieldAt,
 	})
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
