@@ -1,0 +1,38 @@
+package httpapi
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+// InFlight counts a request from its start to its answer, panics and
+// refusals included, so that background work sees the clients' demand.
+func TestInFlightCountsRequestsBeingServed(t *testing.T) {
+	api := newTestAPI(t, seededStore(t), DefaultMaxBodyBytes)
+	body, send := io.Pipe()
+	req := httptest.NewRequest(http.MethodPost, "/plants", body)
+	req.Header.Set("Authorization", "Bearer any")
+	req.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() { defer close(done); api.ServeHTTP(w, req) }()
+	for deadline := time.Now().Add(5 * time.Second); api.InFlight() != 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests in flight while one reads its body; want 1", api.InFlight())
+		}
+	}
+	refused := httptest.NewRecorder()
+	api.ServeHTTP(refused, httptest.NewRequest(http.MethodGet, "/plants/1", nil)) // no token: 401
+	if refused.Code != http.StatusUnauthorized || api.InFlight() != 1 {
+		t.Fatalf("after a refusal (%d): %d in flight; want the one still reading", refused.Code, api.InFlight())
+	}
+	_, _ = io.WriteString(send, `{"id":2,"name":"Basil"}`)
+	_ = send.Close()
+	<-done
+	if w.Code != http.StatusOK || api.InFlight() != 0 {
+		t.Fatalf("after the answer (%d %s): %d in flight; want 0", w.Code, w.Body, api.InFlight())
+	}
+}
