@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// InFlight counts a request from its start to its answer, panics and
-// refusals included, so that background work sees the clients' demand.
+// InFlight counts a request from its start to its answer, and a refused
+// one too, so that background work sees the clients' demand.
 func TestInFlightCountsRequestsBeingServed(t *testing.T) {
 	api := newTestAPI(t, seededStore(t), DefaultMaxBodyBytes)
 	body, send := io.Pipe()
