@@ -23,9 +23,10 @@ import (
 // A claim is a prepared statement: planned afresh each time, it cost
 // PostgreSQL twice as much per delivered event, most of it planning (whose
 // estimate for a constant beyond the statistics reads the due index's
-// actual lowest entry, past those that settled events left behind). Its limit is written into its
-// text, one statement per limit (at most the dispatcher's concurrency), since
-// a generic plan takes a parameter's limit to be a tenth of the table.
+// actual lowest entry, past those that settled events left behind). The
+// limit of both claiming statements is written into their text, one
+// statement per limit (at most the dispatcher's concurrency), since a
+// generic plan takes a parameter's limit to be a tenth of the table.
 // Settlements are planned each time: their ids come as arrays whose length
 // only a custom plan knows.
 const (
