@@ -45,20 +45,22 @@ RETURNING e.id, e.url, e.plant_id, e.name, e.tag, e.created_at, e.retry_from, e.
 
 	// unpackEvents claims from packed events, which are all due from
 	// their commit: it takes whole rows, oldest first (FOR UPDATE SKIP
-	// LOCKED, as a claim), writes their events into webhook_events in the
-	// same statement, the first of them claimed and the rest due, and
-	// returns the claimed ones. It takes at most as many rows as it may
-	// claim events, each holding at least one.
+	// LOCKED, as a claim), no more than it needs for the events it may
+	// claim, writes their events into webhook_events in the same statement,
+	// the first of them claimed and the rest due, and returns the claimed
+	// ones.
 	unpackEvents = `
-WITH packed AS (
-    DELETE FROM webhook_event_batches
-    WHERE id IN (
-        SELECT id FROM webhook_event_batches
-        WHERE created_at <= $1
-        ORDER BY id
-        LIMIT %[1]d
-        FOR UPDATE SKIP LOCKED
-    )
+WITH locked AS (
+    SELECT id, cardinality(event_ids) AS events FROM webhook_event_batches
+    WHERE created_at <= $1
+    ORDER BY id
+    LIMIT %[1]d
+    FOR UPDATE SKIP LOCKED
+), needed AS (
+    SELECT id FROM (SELECT id, sum(events) OVER (ORDER BY id) - events AS before FROM locked) AS l
+    WHERE before < %[1]d
+), packed AS (
+    DELETE FROM webhook_event_batches WHERE id IN (SELECT id FROM needed)
     RETURNING *
 ), unpacked AS (
     SELECT e.id, p.url, e.plant_id, e.name, e.tag, p.created_at,
