@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -292,5 +293,29 @@ func TestHalfAWebhookConfigurationStopsStartUp(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Deliveries give way at eight API requests in flight per core unless told
+// otherwise: a replica with more cores serves as many connections with
+// cores to spare for them.
+func TestDeliveriesGiveWayAtEightRequestsPerCore(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3)) // a machine unlike any test machine
+	for value, want := range map[string]int{"": 24, "auto": 24, "0": 0, "40": 40} {
+		env := map[string]string{"PLANTSTORE_WEBHOOK_YIELD_AT": value}
+		c, err := loadConfig("serve", nil, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, io.Discard)
+		if err != nil {
+			t.Fatalf("%q: %v", value, err)
+		}
+		if got := int(c.Webhook.YieldAt); got != want {
+			t.Errorf("PLANTSTORE_WEBHOOK_YIELD_AT=%q gives %d; want %d", value, got, want)
+		}
+	}
+	for _, bad := range []string{"-1", "many", "1.5"} {
+		env := map[string]string{"PLANTSTORE_WEBHOOK_YIELD_AT": bad}
+		_, err := loadConfig("serve", nil, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "PLANTSTORE_WEBHOOK_YIELD_AT") {
+			t.Errorf("PLANTSTORE_WEBHOOK_YIELD_AT=%q: %v; want an error naming the setting", bad, err)
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/url"
+	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,12 +20,31 @@ import (
 // webhookSettings are the new-plant webhook's. Without receivers and a
 // secret no event is kept or sent.
 type webhookSettings struct {
-	URLs        receiverURLs  `flag:"webhook-urls" help:"receivers of new-plant events: http:// or https:// URLs, comma-separated"`
-	SecretFile  string        `flag:"webhook-secret-file" help:"file with the Standard Webhooks signing secret, whsec_ and base64"`
-	MaxAge      time.Duration `flag:"webhook-max-age" default:"72h" help:"age at which an undelivered event is marked failed, kept and logged"`
-	Timeout     time.Duration `flag:"webhook-timeout" default:"10s" help:"longest a receiver may take to answer one attempt"`
-	Concurrency int           `flag:"webhook-concurrency" default:"16" check:"positive" help:"webhook attempts in flight at most"`
-	YieldAt     int           `flag:"webhook-yield-at" default:"16" check:"nonnegative" help:"API requests in flight at which webhook deliveries slow to a trickle, leaving the cores to clients (0: never)"`
+	URLs        receiverURLs   `flag:"webhook-urls" help:"receivers of new-plant events: http:// or https:// URLs, comma-separated"`
+	SecretFile  string         `flag:"webhook-secret-file" help:"file with the Standard Webhooks signing secret, whsec_ and base64"`
+	MaxAge      time.Duration  `flag:"webhook-max-age" default:"72h" help:"age at which an undelivered event is marked failed, kept and logged"`
+	Timeout     time.Duration  `flag:"webhook-timeout" default:"10s" help:"longest a receiver may take to answer one attempt"`
+	Concurrency int            `flag:"webhook-concurrency" default:"16" check:"positive" help:"webhook attempts in flight at most"`
+	YieldAt     yieldThreshold `flag:"webhook-yield-at" default:"auto" help:"API requests in flight at which webhook deliveries slow to a trickle, leaving the cores to clients (auto: eight per core; 0: never)"`
+}
+
+// yieldThreshold is a number of API requests in flight, or auto: eight per
+// core (GOMAXPROCS), sixteen on the two cores where it was measured. A
+// replica with more cores serves as many connections with cores to spare
+// for its deliveries, and yields only to a load that could keep them busy.
+type yieldThreshold int
+
+func (n *yieldThreshold) UnmarshalText(b []byte) error {
+	if string(b) == "auto" {
+		*n = yieldThreshold(8 * runtime.GOMAXPROCS(0))
+		return nil
+	}
+	v, err := strconv.Atoi(string(b))
+	if err != nil || v < 0 {
+		return errors.New("must be auto or a whole number, 0 or more")
+	}
+	*n = yieldThreshold(v)
+	return nil
 }
 
 // enabled reports whether events are kept and sent, or an error when only
@@ -101,7 +122,7 @@ func runDispatcher(lc fx.Lifecycle, s *webhookSettings, source application.Event
 		Timeout:     s.Timeout,
 		MaxAge:      s.MaxAge,
 		Clients:     clients,
-		YieldAt:     s.YieldAt,
+		YieldAt:     int(s.YieldAt),
 	})
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
