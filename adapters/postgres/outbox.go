@@ -30,12 +30,18 @@ import (
 // Settlements are planned each time: their ids come as arrays whose length
 // only a custom plan knows.
 const (
+	// claimEvents claims due events that are no later than the oldest
+	// packed row: events committed together are due from their commit and
+	// come before retries that fell due after it, so a receiver's backlog
+	// of retries does not hold back every new event (unpackEvents then
+	// takes the packed ones).
 	claimEvents = `
 UPDATE webhook_events AS e
 SET attempts = e.attempts + 1, next_at = $2, claim = $3
 FROM (
     SELECT id FROM webhook_events
-    WHERE failed_at IS NULL AND next_at <= $1
+    WHERE failed_at IS NULL
+      AND next_at <= LEAST($1, (SELECT created_at FROM webhook_event_batches ORDER BY id LIMIT 1))
     ORDER BY next_at
     LIMIT %d
     FOR UPDATE SKIP LOCKED

@@ -2,23 +2,33 @@ package postgres
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 )
 
 // The outbox must not cost a create its own row and index entries: a batch
-// of creates writes one packed row per receiver.
+// of creates writes one packed row per receiver, and each event comes out of
+// it with its own plant.
 func TestCreatesCommittedTogetherShareAnOutboxRowPerReceiver(t *testing.T) {
 	receivers := []string{"http://a.example/hook", "http://b.example/hook"}
 	s, _ := newStore(t, func(c *Config) { c.Receivers = receivers })
 	const n = 64
+	name := func(i int) string { return fmt.Sprintf("Fern %d", i) }
+	tag := func(i int) string { // every other plant has none
+		if i%2 == 0 {
+			return ""
+		}
+		return fmt.Sprintf("tag%d", i)
+	}
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for i := range n {
 		wg.Go(func() {
 			<-start
-			if _, _, err := s.InsertIfAbsent(context.Background(), record(t, int64(i), "Fern", "")); err != nil {
+			if _, _, err := s.InsertIfAbsent(context.Background(), record(t, int64(i), name(i), tag(i))); err != nil {
 				t.Errorf("InsertIfAbsent(%d): %v", i, err)
 			}
 		})
@@ -35,10 +45,54 @@ func TestCreatesCommittedTogetherShareAnOutboxRowPerReceiver(t *testing.T) {
 			t.Errorf("%s: %d events in %d rows; want %d events in fewer rows", url, events, rows, n)
 		}
 	}
+	claimed, err := s.ClaimDue(context.Background(), time.Now().Add(time.Second), time.Minute, 2*n)
+	if err != nil || len(claimed) != 2*n {
+		t.Fatalf("claimed %d events, %v; want %d", len(claimed), err, 2*n)
+	}
+	for _, e := range claimed {
+		i := int(e.Plant.ID())
+		if got, want := e.Plant.Name().String(), name(i); got != want {
+			t.Errorf("event %s of plant %d has name %q; want %q", e.ID, i, got, want)
+		}
+		if got, want := e.Plant.Tag().String(), tag(i); got != want {
+			t.Errorf("event %s of plant %d has tag %q; want %q", e.ID, i, got, want)
+		}
+	}
 }
 
 // A claim unpacks only the packed rows it needs for the events it may
 // claim: the rest stay packed, cheap to keep, for the next claim.
+// Due events are claimed oldest first across both tables: a packed event
+// committed before a retry fell due goes before that retry, and a retry due
+// before the packed event's commit goes first.
+func TestPackedEventsAreClaimedInTheOrderTheyFellDue(t *testing.T) {
+	s, _ := newStore(t, func(c *Config) { c.Receivers = []string{"http://a.example/hook"} })
+	now := time.Now()
+	_, err := s.db.Exec(`INSERT INTO webhook_events (id, url, plant_id, name, created_at, retry_from, attempts, next_at)
+VALUES ('msg_early', 'http://a.example/hook', 1, 'Fern', $1, $1, 3, $2),
+       ('msg_late', 'http://a.example/hook', 2, 'Fern', $1, $1, 5, $3)`,
+		now.Add(-time.Hour), now.Add(-20*time.Minute), now.Add(-time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.db.Exec(`INSERT INTO webhook_event_batches (url, created_at, event_ids, plant_ids, names, tags)
+VALUES ('http://a.example/hook', $1, '{msg_packed}', '{3}', '{Fern}', '{NULL}')`, now.Add(-10*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for range 3 {
+		claimed, err := s.ClaimDue(context.Background(), now, time.Minute, 1)
+		if err != nil || len(claimed) != 1 {
+			t.Fatalf("claimed %d events, %v; want 1", len(claimed), err)
+		}
+		order = append(order, claimed[0].ID)
+	}
+	if want := []string{"msg_early", "msg_packed", "msg_late"}; !slices.Equal(order, want) {
+		t.Fatalf("claimed %v; want %v, in the order they fell due", order, want)
+	}
+}
+
 func TestAClaimUnpacksOnlyWhatItNeeds(t *testing.T) {
 	s, _ := newStore(t, func(c *Config) { c.Receivers = []string{"http://a.example/hook"} })
 	_, err := s.db.Exec(`INSERT INTO webhook_event_batches (url, created_at, event_ids, plant_ids, names, tags)

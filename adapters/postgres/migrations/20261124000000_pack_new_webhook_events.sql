@@ -19,6 +19,8 @@ CREATE TABLE webhook_event_batches (
 );
 
 -- +goose Down
+-- A replica still running commits no batch between the copy and the drop.
+LOCK TABLE webhook_event_batches IN ACCESS EXCLUSIVE MODE;
 INSERT INTO webhook_events (id, url, plant_id, name, tag, created_at, retry_from, next_at)
 SELECT e.id, b.url, e.plant_id, e.name, e.tag, b.created_at, b.created_at, b.created_at
 FROM webhook_event_batches AS b,
