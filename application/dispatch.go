@@ -19,11 +19,12 @@ type DispatchConfig struct {
 	RetryMax    time.Duration // longest back-off (1h)
 	Poll        time.Duration // look for due events this often without a signal (1s)
 	// Clients, when set, is the clients' demand. While at least YieldAt of
-	// their requests are in flight, the dispatcher claims only with every
-	// slot free and at most once per YieldPause (100ms), so that deliveries
-	// slow to a trickle instead of taking the cores the clients wait for;
-	// events wait in the outbox meanwhile and go at full speed once the
-	// clients' load drops. Zero YieldAt never yields.
+	// their requests are in flight, the dispatcher claims at most once per
+	// YieldPause (100ms), for the slots free then, so that deliveries slow
+	// to a trickle instead of taking the cores the clients wait for, and an
+	// attempt that hangs holds only its own slot; events wait in the outbox
+	// meanwhile and go at full speed once the clients' load drops. Zero
+	// YieldAt never yields.
 	Clients    Demand
 	YieldAt    int
 	YieldPause time.Duration
@@ -115,13 +116,10 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		claimable := free > 0 && (!backlog || free >= minClaim || free == cap(slots))
 		committed, polled, slotFreed := d.source.Committed(), poll.C, (<-chan struct{})(nil)
 		wait := d.cfg.Poll
-		if pause := d.cfg.YieldPause - time.Since(claimed); d.yielding() && (pause > 0 || free < cap(slots)) {
-			// The clients keep the service busy: wait for the pause to
-			// end and every attempt to finish, or for their load to drop.
-			claimable, slotFreed = false, freed
-			if pause > 0 {
-				wait = pause
-			}
+		if pause := d.cfg.YieldPause - time.Since(claimed); d.yielding() && pause > 0 {
+			// The clients keep the service busy: wait for the pause to end
+			// or for their load to drop.
+			claimable, wait = false, pause
 		} else if !claimable {
 			committed, polled, slotFreed = nil, nil, freed
 		}

@@ -225,12 +225,11 @@ type demand struct{ n atomic.Int32 }
 
 func (d *demand) InFlight() int { return int(d.n.Load()) }
 
-// While clients keep the service busy, deliveries slow to a claim at a
-// time, each waiting for the last to finish and for a pause; once the
-// load drops they go at full speed, and every event arrives.
+// While clients keep the service busy, deliveries slow to one claim per
+// pause; once the load drops they go at full speed, and every event
+// arrives.
 func TestDeliveriesGiveWayToBusyClients(t *testing.T) {
 	store := memory.New("http://a.example/hook")
-	source := &claimCounter{Store: store}
 	clients := &demand{}
 	clients.n.Store(16)
 	release := make(chan struct{})
@@ -238,7 +237,8 @@ func TestDeliveriesGiveWayToBusyClients(t *testing.T) {
 	c := &counts{}
 	cfg := fast
 	cfg.Clients, cfg.YieldAt, cfg.YieldPause = clients, 16, time.Hour
-	d := application.NewDispatcher(source, r, application.SystemClock{}, c, slog.New(slog.NewTextHandler(io.Discard, nil)), cfg)
+	createPlants(t, store, 20) // before the first claim, so that it fills every slot
+	d := application.NewDispatcher(store, r, application.SystemClock{}, c, slog.New(slog.NewTextHandler(io.Discard, nil)), cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); d.Run(ctx) }()
@@ -246,9 +246,8 @@ func TestDeliveriesGiveWayToBusyClients(t *testing.T) {
 	releaseAll := sync.OnceFunc(func() { close(release) })
 	// Runs before the dispatcher's cleanup: a stop waits for the attempts.
 	t.Cleanup(releaseAll)
-	createPlants(t, store, 20) // the first claim may come before any of them
 	// One claim of every slot, then none while the pause lasts.
-	eventually(t, "a claim", func() bool { return r.inFlight.Load() > 0 })
+	eventually(t, "a claim", func() bool { return r.inFlight.Load() == 4 })
 	for range 4 {
 		release <- struct{}{}
 	}
@@ -263,6 +262,32 @@ func TestDeliveriesGiveWayToBusyClients(t *testing.T) {
 	eventually(t, "a full set of attempts once the load dropped", func() bool { return r.inFlight.Load() == 4 })
 	releaseAll()
 	eventually(t, "every delivery", func() bool { return c.count("delivered") == 22 && pending(store, false) == 0 })
+}
+
+// While clients keep the service busy, an attempt that hangs holds its own
+// slot only: the next claims, a pause apart, take the other events.
+func TestAHangingAttemptDoesNotHoldBackDeliveriesThatGiveWay(t *testing.T) {
+	store := memory.New("http://a.example/hook")
+	clients := &demand{}
+	clients.n.Store(16)
+	release := make(chan struct{})
+	defer close(release) // before the dispatcher's cleanup, which waits for attempts
+	r := &receiver{answer: func(e application.Event, _ int) error {
+		if e.Plant.ID() == 0 {
+			<-release
+		}
+		return nil
+	}}
+	c := &counts{}
+	cfg := fast
+	cfg.Clients, cfg.YieldAt, cfg.YieldPause = clients, 16, 5*time.Millisecond
+	createPlant(t, store, 0) // the first claim takes the hanging one alone
+	dispatch(t, store, r, c, cfg)
+	eventually(t, "the hanging attempt", func() bool { return r.inFlight.Load() == 1 })
+	for id := range int64(20) {
+		createPlant(t, store, id+1)
+	}
+	eventually(t, "the other deliveries", func() bool { return c.count("delivered") == 20 })
 }
 
 // claimCounter is an event source that records the limit of every claim
