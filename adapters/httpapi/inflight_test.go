@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// InFlight counts a request from its start to its answer, and a refused
-// one too, so that background work sees the clients' demand.
+// InFlight counts a request from its start to its answer, so that
+// background work sees the clients' demand; a refusal leaves no count
+// behind.
 func TestInFlightCountsRequestsBeingServed(t *testing.T) {
 	api := newTestAPI(t, seededStore(t), DefaultMaxBodyBytes)
 	body, send := io.Pipe()

@@ -207,7 +207,7 @@ func TestAHangingReceiverNeverAffectsClients(t *testing.T) {
 }
 
 // An event that is not delivered within its maximum age fails, is kept and
-// counted; the operator lists it and redelivers it.
+// counted; the operator lists them and redelivers them, by id or all.
 func TestWebhookEventsFailAndAreRedelivered(t *testing.T) {
 	file, secret := newSecretFile(t)
 	answer, bringUp := downUntilUp(500, 200)
@@ -217,6 +217,7 @@ func TestWebhookEventsFailAndAreRedelivered(t *testing.T) {
 	env["PLANTSTORE_WEBHOOK_MAX_AGE"] = "1500ms"
 	s := startService(t, db, env)
 	s.create(t, `{"id":5,"name":"Fern"}`).expect(t, 200, "")
+	s.create(t, `{"id":6,"name":"Ivy"}`).expect(t, 200, "")
 	getenv := func(k string) (string, bool) {
 		v, ok := map[string]string{"PLANTSTORE_DATABASE_URL": db}[k]
 		return v, ok
@@ -229,7 +230,7 @@ func TestWebhookEventsFailAndAreRedelivered(t *testing.T) {
 		if err := webhooks(t.Context(), []string{"list", "--failed"}, getenv, &out, io.Discard); err != nil {
 			t.Fatal(err)
 		}
-		if strings.Count(out.String(), "\n") == 2 {
+		if strings.Count(out.String(), "\n") == 3 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -240,8 +241,8 @@ func TestWebhookEventsFailAndAreRedelivered(t *testing.T) {
 	if line := strings.Split(out.String(), "\n")[1]; !strings.Contains(line, "failed") || !strings.Contains(line, "500") {
 		t.Fatalf("webhooks list --failed:\n%s", out.String())
 	}
-	if !strings.Contains(s.adminGet(t, "/metrics").body, "plantstore_webhook_events_failed_total 1") {
-		t.Error("the failure is not counted")
+	if !strings.Contains(s.adminGet(t, "/metrics").body, "plantstore_webhook_events_failed_total 2") {
+		t.Error("the failures are not counted")
 	}
 	bringUp()
 	// Redelivered by id beside one that is not a failed event: the failed
@@ -252,7 +253,12 @@ func TestWebhookEventsFailAndAreRedelivered(t *testing.T) {
 	if err == nil || !strings.HasSuffix(err.Error(), "left as they were: msg_unknown") || !strings.HasPrefix(out.String(), "1 failed events are due again") {
 		t.Fatalf("webhooks redeliver of a failed and an unknown id: %v %s", err, out.String())
 	}
-	r.deliveries(t, 1, 10*time.Second)
+	// Then every failed event: the one left.
+	out.Reset()
+	if err := webhooks(t.Context(), []string{"redeliver", "--all"}, getenv, &out, io.Discard); err != nil || out.String() != "1 failed events are due again\n" {
+		t.Fatalf("webhooks redeliver --all: %v %q", err, out.String())
+	}
+	r.deliveries(t, 2, 10*time.Second)
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }

@@ -125,6 +125,7 @@ func redeliver(ctx context.Context, log application.EventLog, ids []string, stdo
 	for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
 		n, err := log.Redeliver(ctx, time.Now(), []string{id})
 		if err != nil {
+			fmt.Fprintf(stdout, "%d failed events are due again\n", due)
 			return err
 		}
 		if due += n; n == 0 {
