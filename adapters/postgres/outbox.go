@@ -133,8 +133,10 @@ func (s *Store) closeOutbox() error {
 }
 
 // ClaimDue claims at most limit due events, oldest first, until now+lease:
-// those already unpacked (retries, and the rest of an unpacked row) first,
-// then packed ones.
+// the unpacked ones (retries, and the rest of unpacked rows) that fell due
+// no later than the oldest packed row's commit, then packed ones. A claim
+// that comes short leaves later due events to the next, which the
+// dispatcher makes as soon as an attempt ends.
 func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]application.Event, error) {
 	if limit <= 0 {
 		return nil, nil
