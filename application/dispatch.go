@@ -11,7 +11,7 @@ import (
 
 // DispatchConfig tunes the dispatcher. Zero fields take the defaults below.
 type DispatchConfig struct {
-	Concurrency int           // attempts in flight at most (16)
+	Concurrency int           // attempts in flight at most, per receiver (16)
 	Timeout     time.Duration // bound of one attempt (10s)
 	Lease       time.Duration // claim of one attempt, at least twice Timeout (twice Timeout)
 	MaxAge      time.Duration // after this long without delivery an event fails (72h)
@@ -82,8 +82,12 @@ func (d *Dispatcher) Abort() { d.abortOnce.Do(func() { close(d.abort) }) }
 // Run dispatches until ctx ends, then stops claiming, lets the attempts in
 // flight finish within their timeout (or until Abort), settles them, and
 // returns.
+//
+// Each receiver has its own claims and its own Concurrency slots, so that
+// one that hangs until the timeout holds only its own events back.
 func (d *Dispatcher) Run(ctx context.Context) {
-	settled := make(chan Settlement, d.cfg.Concurrency)
+	receivers := d.source.Receivers()
+	settled := make(chan Settlement, d.cfg.Concurrency*max(1, len(receivers)))
 	settler := make(chan struct{})
 	go func() { defer close(settler); d.settle(settled) }()
 
@@ -98,6 +102,37 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		case <-attempts.Done():
 		}
 	}()
+
+	// A commit stores events for every receiver: it wakes each one's loop.
+	wake := make([]chan struct{}, len(receivers))
+	var loops sync.WaitGroup
+	for i, url := range receivers {
+		wake[i] = make(chan struct{}, 1)
+		loops.Go(func() { d.deliver(ctx, attempts, url, wake[i], settled) })
+	}
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-d.source.Committed():
+				for _, w := range wake {
+					select {
+					case w <- struct{}{}:
+					default:
+					}
+				}
+			}
+		}
+	}()
+	loops.Wait()
+	close(settled)
+	<-settler
+}
+
+// deliver claims and attempts url's events until ctx ends, then waits for
+// its attempts in flight. committed signals a commit of new events.
+func (d *Dispatcher) deliver(ctx, attempts context.Context, url string, committed <-chan struct{}, settled chan<- Settlement) {
 	slots := make(chan struct{}, d.cfg.Concurrency)
 	freed := make(chan struct{}, 1)
 	var inFlight sync.WaitGroup
@@ -114,20 +149,20 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	for {
 		free := cap(slots) - len(slots)
 		claimable := free > 0 && (!backlog || free >= minClaim || free == cap(slots))
-		committed, polled, slotFreed := d.source.Committed(), poll.C, (<-chan struct{})(nil)
+		signal, polled, slotFreed := committed, poll.C, (<-chan struct{})(nil)
 		wait := d.cfg.Poll
 		if pause := d.cfg.YieldPause - time.Since(claimed); d.yielding() && pause > 0 {
 			// The clients keep the service busy: wait for the pause to end
 			// or for their load to drop.
 			claimable, wait = false, pause
 		} else if !claimable {
-			committed, polled, slotFreed = nil, nil, freed
+			signal, polled, slotFreed = nil, nil, freed
 		}
 		if claimable && ctx.Err() == nil {
 			claimed = time.Now()
-			events, err := d.source.ClaimDue(ctx, d.clock.Now(), d.cfg.Lease, free)
+			events, err := d.source.ClaimDue(ctx, url, d.clock.Now(), d.cfg.Lease, free)
 			if err != nil && ctx.Err() == nil {
-				d.log.Warn("webhook events could not be claimed", "error", err.Error())
+				d.log.Warn("webhook events could not be claimed", "url", url, "error", err.Error())
 			}
 			for _, e := range events {
 				slots <- struct{}{}
@@ -149,10 +184,8 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			inFlight.Wait()
-			close(settled)
-			<-settler
 			return
-		case <-committed:
+		case <-signal:
 		case <-slotFreed:
 		case <-polled:
 		}

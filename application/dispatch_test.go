@@ -220,6 +220,28 @@ func TestAttemptsInFlightAreBounded(t *testing.T) {
 	}
 }
 
+// Each receiver has its own slots: one that hangs with more events due than
+// it has slots holds none of another's back.
+func TestAHangingReceiverDoesNotHoldBackAnother(t *testing.T) {
+	const hangs = "http://hangs.example/hook"
+	store := memory.New(hangs, "http://b.example/hook")
+	release := make(chan struct{})
+	defer close(release) // before the dispatcher's cleanup, which waits for attempts
+	r := &receiver{answer: func(e application.Event, _ int) error {
+		if e.URL == hangs {
+			<-release
+		}
+		return nil
+	}}
+	c := &counts{}
+	createPlants(t, store, 10) // more than the 4 slots, for each receiver
+	dispatch(t, store, r, c, fast)
+	eventually(t, "every delivery to the receiver that answers", func() bool { return c.count("delivered") == 10 })
+	if n := r.inFlight.Load(); n != 4 {
+		t.Fatalf("%d attempts hang; want the hanging receiver's own 4 slots full", n)
+	}
+}
+
 // demand is the clients' load as a test sets it.
 type demand struct{ n atomic.Int32 }
 
@@ -298,8 +320,8 @@ type claimCounter struct {
 	limits, found []int
 }
 
-func (c *claimCounter) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]application.Event, error) {
-	events, err := c.Store.ClaimDue(ctx, now, lease, limit)
+func (c *claimCounter) ClaimDue(ctx context.Context, url string, now time.Time, lease time.Duration, limit int) ([]application.Event, error) {
+	events, err := c.Store.ClaimDue(ctx, url, now, lease, limit)
 	c.mu.Lock()
 	c.limits, c.found = append(c.limits, limit), append(c.found, len(events))
 	c.mu.Unlock()

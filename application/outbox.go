@@ -11,11 +11,13 @@ import (
 // attempt. Implementations are safe for concurrent use, and claims are
 // exclusive across every process sharing the store.
 type EventSource interface {
-	// ClaimDue claims at most limit events that are due at now and not
-	// failed, oldest first, until now+lease: no other claim takes them
-	// before then. Each claim counts as an attempt. A process that dies
+	// Receivers are the URLs the store writes events for.
+	Receivers() []string
+	// ClaimDue claims at most limit of url's events that are due at now
+	// and not failed, oldest first, until now+lease: no other claim takes
+	// them before then. Each claim counts as an attempt. A process that dies
 	// holding claims loses them when the lease ends.
-	ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]Event, error)
+	ClaimDue(ctx context.Context, url string, now time.Time, lease time.Duration, limit int) ([]Event, error)
 	// Settle records the outcomes of attempts in one commit: a delivered
 	// event is removed, another is due again at its RetryAt, or failed. An
 	// outcome whose claim is no longer held changes nothing.

@@ -50,8 +50,12 @@ func (o *outbox) add(rec application.Record) {
 	}
 }
 
-// ClaimDue claims at most limit due events, oldest first, until now+lease.
-func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]application.Event, error) {
+// Receivers are the URLs the store writes events for.
+func (s *Store) Receivers() []string { return slices.Clone(s.outbox.receivers) }
+
+// ClaimDue claims at most limit of url's due events, oldest first, until
+// now+lease.
+func (s *Store) ClaimDue(ctx context.Context, url string, now time.Time, lease time.Duration, limit int) ([]application.Event, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.begin(ctx); err != nil {
@@ -59,7 +63,7 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 	}
 	var due []*event
 	for _, e := range s.outbox.events {
-		if !e.failed && !e.nextAt.After(now) {
+		if e.URL == url && !e.failed && !e.nextAt.After(now) {
 			due = append(due, e)
 		}
 	}

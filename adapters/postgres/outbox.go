@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -30,8 +31,8 @@ import (
 // Settlements are planned each time: their ids come as arrays whose length
 // only a custom plan knows.
 const (
-	// claimEvents claims due events that are no later than the oldest
-	// packed row: events committed together are due from their commit and
+	// claimEvents claims a receiver's due events that are no later than its
+	// oldest packed row: events committed together are due from their commit and
 	// come before retries that fell due after it, so a receiver's backlog
 	// of retries does not hold back every new event (unpackEvents then
 	// takes the packed ones).
@@ -40,8 +41,8 @@ UPDATE webhook_events AS e
 SET attempts = e.attempts + 1, next_at = $2, claim = $3
 FROM (
     SELECT id FROM webhook_events
-    WHERE failed_at IS NULL
-      AND next_at <= LEAST($1, (SELECT created_at FROM webhook_event_batches ORDER BY id LIMIT 1))
+    WHERE failed_at IS NULL AND url = $4
+      AND next_at <= LEAST($1, (SELECT created_at FROM webhook_event_batches WHERE url = $4 ORDER BY id LIMIT 1))
     ORDER BY next_at
     LIMIT %d
     FOR UPDATE SKIP LOCKED
@@ -58,7 +59,7 @@ RETURNING e.id, e.url, e.plant_id, e.name, e.tag, e.created_at, e.retry_from, e.
 	unpackEvents = `
 WITH locked AS (
     SELECT id, cardinality(event_ids) AS events FROM webhook_event_batches
-    WHERE created_at <= $1
+    WHERE url = $4 AND created_at <= $1
     ORDER BY id
     LIMIT %[1]d
     FOR UPDATE SKIP LOCKED
@@ -66,7 +67,7 @@ WITH locked AS (
     SELECT id FROM (SELECT id, sum(events) OVER (ORDER BY id) - events AS before FROM locked) AS l
     WHERE before < %[1]d
 ), packed AS (
-    DELETE FROM webhook_event_batches WHERE id IN (SELECT id FROM needed)
+    DELETE FROM webhook_event_batches WHERE url = $4 AND id IN (SELECT id FROM needed)
     RETURNING *
 ), unpacked AS (
     SELECT e.id, p.url, e.plant_id, e.name, e.tag, p.created_at,
@@ -132,12 +133,15 @@ func (s *Store) closeOutbox() error {
 	return s.outbox.Close()
 }
 
-// ClaimDue claims at most limit due events, oldest first, until now+lease:
-// the unpacked ones (retries, and the rest of unpacked rows) that fell due
-// no later than the oldest packed row's commit, then packed ones. A claim
-// that comes short leaves later due events to the next, which the
+// Receivers are the URLs the store writes events for.
+func (s *Store) Receivers() []string { return slices.Clone(s.cfg.Receivers) }
+
+// ClaimDue claims at most limit of url's due events, oldest first, until
+// now+lease: the unpacked ones (retries, and the rest of unpacked rows) that
+// fell due no later than url's oldest packed row's commit, then packed ones.
+// A claim that comes short leaves later due events to the next, which the
 // dispatcher makes as soon as an attempt ends.
-func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]application.Event, error) {
+func (s *Store) ClaimDue(ctx context.Context, url string, now time.Time, lease time.Duration, limit int) ([]application.Event, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -150,22 +154,22 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	claim := hex.EncodeToString(b[:])
-	events, err := s.claim(ctx, db, fmt.Sprintf(claimEvents, limit), now, lease, claim, nil)
+	events, err := s.claim(ctx, db, fmt.Sprintf(claimEvents, limit), url, now, lease, claim, nil)
 	if err != nil || len(events) == limit {
 		return events, err
 	}
-	return s.claim(ctx, db, fmt.Sprintf(unpackEvents, limit-len(events)), now, lease, claim, events)
+	return s.claim(ctx, db, fmt.Sprintf(unpackEvents, limit-len(events)), url, now, lease, claim, events)
 }
 
 // claim runs one claiming statement and appends the events it claimed to
 // events. On an error it returns those claimed so far with it: their claims
 // are held, so the dispatcher attempts them rather than waiting out the lease.
-func (s *Store) claim(ctx context.Context, db *sqlx.DB, query string, now time.Time, lease time.Duration, claim string, events []application.Event) ([]application.Event, error) {
+func (s *Store) claim(ctx context.Context, db *sqlx.DB, query, url string, now time.Time, lease time.Duration, claim string, events []application.Event) ([]application.Event, error) {
 	stmt, err := s.stmts.get(ctx, db, query)
 	if err != nil {
 		return events, s.fail("claim events", err)
 	}
-	rows, err := stmt.QueryContext(ctx, now.UTC(), now.Add(lease).UTC(), claim)
+	rows, err := stmt.QueryContext(ctx, now.UTC(), now.Add(lease).UTC(), claim, url)
 	if err != nil {
 		return events, s.fail("claim events", err)
 	}

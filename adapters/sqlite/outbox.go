@@ -7,6 +7,7 @@ import (
 	"database/sql/driver"
 	"encoding/hex"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -41,9 +42,12 @@ func newEventID() string {
 
 func stamp(t time.Time) string { return t.UTC().Format(createdAtLayout) }
 
-// ClaimDue claims at most limit due events, oldest first, until now+lease.
-// The single writer makes claims exclusive.
-func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]application.Event, error) {
+// Receivers are the URLs the store writes events for.
+func (s *Store) Receivers() []string { return slices.Clone(s.receivers) }
+
+// ClaimDue claims at most limit of url's due events, oldest first, until
+// now+lease. The single writer makes claims exclusive.
+func (s *Store) ClaimDue(ctx context.Context, url string, now time.Time, lease time.Duration, limit int) ([]application.Event, error) {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	claim := hex.EncodeToString(b[:])
@@ -51,9 +55,9 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 	err := s.relaxed(ctx, func(conn *sqlx.Conn) error {
 		rows, err := conn.QueryContext(ctx, `
 UPDATE webhook_events SET attempts = attempts + 1, next_at = ?, claim = ?
-WHERE id IN (SELECT id FROM webhook_events WHERE failed_at IS NULL AND next_at <= ? ORDER BY next_at LIMIT ?)
+WHERE id IN (SELECT id FROM webhook_events WHERE failed_at IS NULL AND url = ? AND next_at <= ? ORDER BY next_at LIMIT ?)
 RETURNING id, url, plant_id, name, tag, created_at, retry_from, attempts - 1`,
-			stamp(now.Add(lease)), claim, stamp(now), limit)
+			stamp(now.Add(lease)), claim, url, stamp(now), limit)
 		if err != nil {
 			return err
 		}

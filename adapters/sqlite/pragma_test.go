@@ -76,7 +76,7 @@ func TestClaimsAndSettlementsLeaveTheWriterDurable(t *testing.T) {
 	if mode := synchronous(s.write); mode != 2 {
 		t.Errorf("synchronous=%d after a panic, want 2 (FULL)", mode)
 	}
-	if _, err := s.ClaimDue(ctx, time.Now(), time.Minute, 8); err != nil {
+	if _, err := s.ClaimDue(ctx, "http://a.example/hook", time.Now(), time.Minute, 8); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Settle(ctx, []application.Settlement{{ID: "msg_none", Claim: "none", Delivered: true}}); err != nil {

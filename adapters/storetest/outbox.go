@@ -31,17 +31,31 @@ func listAll(t *testing.T, s OutboxStore, failed bool) []application.EventStatus
 	return events
 }
 
+// claim claims the first receiver's events.
 func claim(t *testing.T, s OutboxStore, now time.Time, limit int) []application.Event {
 	t.Helper()
-	events, err := s.ClaimDue(context.Background(), now, time.Minute, limit)
+	return claimFor(t, s, receivers[0], now, limit)
+}
+
+func claimFor(t *testing.T, s OutboxStore, url string, now time.Time, limit int) []application.Event {
+	t.Helper()
+	events, err := s.ClaimDue(context.Background(), url, now, time.Minute, limit)
 	if err != nil {
-		t.Fatalf("ClaimDue: %v", err)
+		t.Fatalf("ClaimDue(%s): %v", url, err)
+	}
+	for _, e := range events {
+		if e.URL != url {
+			t.Fatalf("a claim of %s's events took one for %s", url, e.URL)
+		}
 	}
 	return events
 }
 
 func announcesEveryStoredPlantToEveryReceiver(t *testing.T, h Harness) {
 	s := openOutbox(t, h, receivers)
+	if got := s.Receivers(); !slices.Equal(got, receivers) {
+		t.Fatalf("Receivers() = %v; want %v", got, receivers)
+	}
 	stored := []domain.Plant{plant(t, 1, "Fern", tag("shade")), plant(t, -2, "Moss é", nil), plant(t, 3, "Ivy", nil)}
 	for _, p := range stored {
 		mustInsert(t, s, p)
@@ -164,7 +178,7 @@ func claimsAreExclusiveUnderConcurrency(t *testing.T, h Harness) {
 	for range 6 {
 		wg.Go(func() {
 			for {
-				events, err := s.ClaimDue(context.Background(), now, time.Minute, 4)
+				events, err := s.ClaimDue(context.Background(), receivers[0], now, time.Minute, 4)
 				if err != nil {
 					t.Errorf("ClaimDue: %v", err)
 					return
@@ -214,22 +228,29 @@ func claimsEventsCommittedTogetherAPieceAtATime(t *testing.T, h Harness) {
 	}
 	now := time.Now().Add(time.Second).Truncate(time.Microsecond) // stores keep microseconds
 	claimed := map[string]application.Event{}
-	for first := true; ; first = false {
-		c := claim(t, s, now, 3)
-		if len(c) > 3 || (first && len(c) != 3) {
-			t.Fatalf("a claim of at most 3 took %d", len(c))
-		}
-		if len(c) == 0 {
-			break
-		}
-		for _, e := range c {
-			if _, dup := claimed[e.ID]; dup {
-				t.Fatalf("event %s claimed twice", e.ID)
+	// Each receiver's claims take its own events only, all of them.
+	for _, url := range receivers {
+		before := len(claimed)
+		for first := true; ; first = false {
+			c := claimFor(t, s, url, now, 3)
+			if len(c) > 3 || (first && len(c) != 3) {
+				t.Fatalf("a claim of at most 3 took %d", len(c))
 			}
-			if e.Claim == "" || e.Attempts != 0 || !e.RetryFrom.Equal(e.CreatedAt) || e.Plant != plant(t, int64(e.Plant.ID()), "Fern", nil) {
-				t.Errorf("claimed %+v", e)
+			if len(c) == 0 {
+				break
 			}
-			claimed[e.ID] = e
+			for _, e := range c {
+				if _, dup := claimed[e.ID]; dup {
+					t.Fatalf("event %s claimed twice", e.ID)
+				}
+				if e.Claim == "" || e.Attempts != 0 || !e.RetryFrom.Equal(e.CreatedAt) || e.Plant != plant(t, int64(e.Plant.ID()), "Fern", nil) {
+					t.Errorf("claimed %+v", e)
+				}
+				claimed[e.ID] = e
+			}
+		}
+		if got := len(claimed) - before; got != n {
+			t.Fatalf("%d events claimed for %s; want one per plant, %d", got, url, n)
 		}
 	}
 	if len(claimed) != 2*n {
@@ -244,8 +265,10 @@ func claimsEventsCommittedTogetherAPieceAtATime(t *testing.T, h Harness) {
 			t.Errorf("listed %+v; want a claimed event with its attempt, due when its lease ends", e)
 		}
 	}
-	if again := claim(t, s, now.Add(time.Minute+time.Second), 3*n); len(again) != 2*n || again[0].Attempts != 1 {
-		t.Fatalf("after the leases %d claimed; want all %d again, each with its attempt", len(again), 2*n)
+	for _, url := range receivers {
+		if again := claimFor(t, s, url, now.Add(time.Minute+time.Second), 3*n); len(again) != n || again[0].Attempts != 1 {
+			t.Fatalf("after the leases %d claimed for %s; want all %d again, each with its attempt", len(again), url, n)
+		}
 	}
 }
 

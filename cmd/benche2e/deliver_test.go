@@ -19,7 +19,7 @@ import (
 // dispatcher's view of the events.
 type outbox interface {
 	Migrate(ctx context.Context) error
-	ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]application.Event, error)
+	ClaimDue(ctx context.Context, url string, now time.Time, lease time.Duration, limit int) ([]application.Event, error)
 	Close() error
 }
 
@@ -61,7 +61,7 @@ func TestFillOutboxMakesDueEventsForEachStore(t *testing.T) {
 			if err := s.fillOutbox(ctx, url, n); err != nil {
 				t.Fatal(err)
 			}
-			events, err := adapter.ClaimDue(ctx, time.Now().Add(time.Second), time.Minute, n+1)
+			events, err := adapter.ClaimDue(ctx, url, time.Now().Add(time.Second), time.Minute, n+1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,7 +89,7 @@ func TestFillOutboxMakesDueEventsForEachStore(t *testing.T) {
 			if err := s.clearOutbox(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if again, err := adapter.ClaimDue(ctx, time.Now().Add(time.Second), time.Minute, n+1); len(again) != 0 || err != nil {
+			if again, err := adapter.ClaimDue(ctx, url, time.Now().Add(time.Second), time.Minute, n+1); len(again) != 0 || err != nil {
 				t.Errorf("after clearing claimed %d events, %v", len(again), err)
 			}
 			var left int

@@ -24,7 +24,7 @@ type webhookSettings struct {
 	SecretFile  string         `flag:"webhook-secret-file" help:"file with the Standard Webhooks signing secret, whsec_ and base64"`
 	MaxAge      time.Duration  `flag:"webhook-max-age" default:"72h" help:"age at which an undelivered event is marked failed, kept and logged"`
 	Timeout     time.Duration  `flag:"webhook-timeout" default:"10s" help:"longest a receiver may take to answer one attempt"`
-	Concurrency int            `flag:"webhook-concurrency" default:"16" check:"positive" help:"webhook attempts in flight at most"`
+	Concurrency int            `flag:"webhook-concurrency" default:"16" check:"positive" help:"webhook attempts in flight at most, per receiver"`
 	YieldAt     yieldThreshold `flag:"webhook-yield-at" default:"auto" help:"API requests in flight at which webhook deliveries slow to a trickle, leaving the cores to clients (auto: eight per core; 0: never)"`
 }
 
