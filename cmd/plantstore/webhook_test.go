@@ -266,6 +266,58 @@ func TestWebhookEventsFailAndAreRedelivered(t *testing.T) {
 	r.deliveries(t, 2, 10*time.Second)
 }
 
+// An event whose URL was taken out of the receivers is kept, listed and not
+// sent; once the URL is configured again, it goes.
+func TestEventsOfAReceiverNoLongerConfiguredWaitForIt(t *testing.T) {
+	file, secret := newSecretFile(t)
+	answer, bringUp := downUntilUp(500, 204)
+	removed := newHookReceiver(t, secret, answer)
+	kept := newHookReceiver(t, secret, nil)
+	db := storeURLs()["sqlite"](t)
+	t.Run("both configured", func(t *testing.T) { // the service stops with the subtest
+		s := startService(t, db, webhookEnv(file, removed.srv.URL, kept.srv.URL))
+		s.create(t, `{"id":1,"name":"Fern"}`).expect(t, 200, "")
+		kept.deliveries(t, 1, 10*time.Second)
+		for deadline := time.Now().Add(10 * time.Second); removed.attemptCount() == 0; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("no attempt to the receiver that answers 500")
+			}
+		}
+	})
+	tried := removed.attemptCount()
+	bringUp()
+	t.Run("one taken out", func(t *testing.T) {
+		s := startService(t, db, webhookEnv(file, kept.srv.URL))
+		s.create(t, `{"id":2,"name":"Ivy"}`).expect(t, 200, "")
+		kept.deliveries(t, 2, 10*time.Second)
+		time.Sleep(1500 * time.Millisecond) // past the retry's back-off, at most 1s
+		if n := removed.attemptCount(); n != tried {
+			t.Fatalf("%d attempts to a receiver no longer configured", n-tried)
+		}
+		getenv := func(k string) (string, bool) {
+			v, ok := map[string]string{"PLANTSTORE_DATABASE_URL": db}[k]
+			return v, ok
+		}
+		var out strings.Builder
+		if err := webhooks(t.Context(), []string{"list"}, getenv, &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), removed.srv.URL) {
+			t.Fatalf("the waiting event is not listed:\n%s", out.String())
+		}
+	})
+	startService(t, db, webhookEnv(file, removed.srv.URL, kept.srv.URL))
+	if got := removed.deliveries(t, 1, 10*time.Second); got[0].body != `{"id":1,"name":"Fern"}` {
+		t.Errorf("delivered %q once configured again", got[0].body)
+	}
+}
+
+func (r *hookReceiver) attemptCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.attempts
+}
+
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 // downUntilUp answers every attempt with down until bringUp is called, then
