@@ -382,3 +382,13 @@ func TestDeliveriesGiveWayAtEightRequestsPerCore(t *testing.T) {
 		}
 	}
 }
+
+// A receiver's URL is its identity (its events, claims and attempt slots):
+// one listed twice is refused with the setting's name and the URL.
+func TestAReceiverListedTwiceIsRefused(t *testing.T) {
+	env := map[string]string{"PLANTSTORE_WEBHOOK_URLS": "http://a.example/hook, http://b.example/hook,http://a.example/hook"}
+	_, err := loadConfig("serve", nil, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "PLANTSTORE_WEBHOOK_URLS") || !strings.Contains(err.Error(), "http://a.example/hook twice") {
+		t.Fatalf("a URL listed twice: %v; want an error naming the setting and the URL", err)
+	}
+}

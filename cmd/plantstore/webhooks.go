@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -77,6 +79,10 @@ func (r *receiverURLs) UnmarshalText(b []byte) error {
 		u, err := url.Parse(raw)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
 			return errors.New("must be http:// or https:// URLs, comma-separated, without user information")
+		}
+		// A URL is a receiver's identity: its events, claims and slots.
+		if slices.Contains(urls, raw) {
+			return fmt.Errorf("lists %s twice", raw)
 		}
 		urls = append(urls, raw)
 	}
