@@ -87,7 +87,10 @@ func (d *Dispatcher) Abort() { d.abortOnce.Do(func() { close(d.abort) }) }
 // one that hangs until the timeout holds only its own events back.
 func (d *Dispatcher) Run(ctx context.Context) {
 	receivers := d.source.Receivers()
-	settled := make(chan Settlement, d.cfg.Concurrency*max(1, len(receivers)))
+	if len(receivers) == 0 {
+		return // the store keeps no events
+	}
+	settled := make(chan Settlement, d.cfg.Concurrency*len(receivers))
 	settler := make(chan struct{})
 	go func() { defer close(settler); d.settle(settled) }()
 
@@ -110,7 +113,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		wake[i] = make(chan struct{}, 1)
 		loops.Go(func() { d.deliver(ctx, attempts, url, wake[i], settled) })
 	}
-	go func() {
+	loops.Go(func() {
 		for {
 			select {
 			case <-ctx.Done():
@@ -124,7 +127,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 				}
 			}
 		}
-	}()
+	})
 	loops.Wait()
 	close(settled)
 	<-settler

@@ -115,16 +115,18 @@ func (s *Store) outboxDB() (*sqlx.DB, error) {
 			return
 		}
 		s.outbox = sqlx.NewDb(sql.OpenDB(c), "postgres")
-		s.outbox.SetMaxOpenConns(outboxConns)
-		s.outbox.SetMaxIdleConns(outboxConns)
+		conns := outboxConns + len(s.cfg.Receivers)
+		s.outbox.SetMaxOpenConns(conns)
+		s.outbox.SetMaxIdleConns(conns)
 		s.outbox.SetConnMaxLifetime(s.cfg.ConnMaxLifetime)
 	})
 	return s.outbox, s.outboxErr
 }
 
-// outboxConns bounds the bookkeeping pool: one claim and one settlement at
-// a time, and the operator's queries.
-const outboxConns = 3
+// outboxConns and a connection per receiver bound the bookkeeping pool: a
+// claim per receiver, one settlement, the metrics' and the operator's
+// queries.
+const outboxConns = 2
 
 func (s *Store) closeOutbox() error {
 	if s.outbox == nil {

@@ -5,7 +5,8 @@
 
 -- +goose NO TRANSACTION
 -- +goose Up
-CREATE INDEX CONCURRENTLY IF NOT EXISTS plants_tag_id ON plants (tag, id) WHERE tag IS NOT NULL;
+DROP INDEX CONCURRENTLY IF EXISTS plants_tag_id; -- an invalid one left by a build that failed
+CREATE INDEX CONCURRENTLY plants_tag_id ON plants (tag, id) WHERE tag IS NOT NULL;
 
 -- +goose Down
 DROP INDEX CONCURRENTLY IF EXISTS plants_tag_id;
