@@ -29,12 +29,19 @@ func claimFor(t *testing.T, s OutboxStore, url string, now time.Time, limit int)
 	return events
 }
 
-func claimsDueEventsOnceUntilTheLeaseEnds(t *testing.T, h Harness) {
+// outboxOfFerns opens a store announcing to the first receiver, stores n
+// plants, and returns it with a time at which their events are due.
+func outboxOfFerns(t *testing.T, h Harness, n int) (OutboxStore, time.Time) {
+	t.Helper()
 	s := openOutbox(t, h, receivers[:1])
-	for i := range 6 {
+	for i := range n {
 		mustInsert(t, s, plant(t, int64(i), "Fern", nil))
 	}
-	now := time.Now().Add(time.Second).Truncate(time.Microsecond) // stores keep microseconds
+	return s, time.Now().Add(time.Second).Truncate(time.Microsecond) // stores keep microseconds
+}
+
+func claimsDueEventsOnceUntilTheLeaseEnds(t *testing.T, h Harness) {
+	s, now := outboxOfFerns(t, h, 6)
 	first := claim(t, s, now, 4)
 	second := claim(t, s, now, 4)
 	if len(first) != 4 || len(second) != 2 || len(claim(t, s, now, 4)) != 0 {
@@ -54,11 +61,7 @@ func claimsDueEventsOnceUntilTheLeaseEnds(t *testing.T, h Harness) {
 }
 
 func settlesAttempts(t *testing.T, h Harness) {
-	s := openOutbox(t, h, receivers[:1])
-	for i := range 4 {
-		mustInsert(t, s, plant(t, int64(i), "Fern", nil))
-	}
-	now := time.Now().Add(time.Second).Truncate(time.Microsecond) // stores keep microseconds
+	s, now := outboxOfFerns(t, h, 4)
 	c := claim(t, s, now, 4)
 	retryAt := now.Add(10 * time.Second)
 	err := s.Settle(context.Background(), []application.Settlement{
@@ -92,12 +95,8 @@ func settlesAttempts(t *testing.T, h Harness) {
 }
 
 func claimsAreExclusiveUnderConcurrency(t *testing.T, h Harness) {
-	s := openOutbox(t, h, receivers[:1])
 	const n = 60
-	for i := range n {
-		mustInsert(t, s, plant(t, int64(i), "Fern", nil))
-	}
-	now := time.Now().Add(time.Second).Truncate(time.Microsecond) // stores keep microseconds
+	s, now := outboxOfFerns(t, h, n)
 	var mu sync.Mutex
 	seen := map[string]int{}
 	var wg sync.WaitGroup
