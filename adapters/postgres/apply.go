@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -29,8 +30,8 @@ func (s *Store) applyOnce(ctx context.Context, ws []write, pending []int, res []
 	// answers[k] is the answer for ws[pending[k]]: until the statement says
 	// otherwise, a create inserted its plant and a delete found nothing.
 	answers := make([]result, len(pending))
-	for k, p := range pending {
-		w := ws[p]
+	for _, k := range byID(ws, pending) {
+		w := ws[pending[k]]
 		if !w.create {
 			deletes = append(deletes, int64(w.id))
 			continue
@@ -106,6 +107,23 @@ func (s *Store) applyOnce(ctx context.Context, ws []write, pending []int, res []
 		}
 	}
 	return unanswered, nil
+}
+
+// byID returns the positions k of pending in the order of the ids of
+// ws[pending[k]]. The statement writes its rows in the order of its arrays,
+// so batches in flight at once (of one service or of several replicas) that
+// share ids lock them in one order and wait for each other; in arrival order
+// two of them could each hold an id the other needs, a deadlock that
+// PostgreSQL breaks only after deadlock_timeout (a second by default).
+func byID(ws []write, pending []int) []int {
+	order := make([]int, len(pending))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		return cmp.Compare(ws[pending[a]].plantID(), ws[pending[b]].plantID())
+	})
+	return order
 }
 
 // reread reads back the plants of the creates ws[pending[missing]] with a

@@ -95,7 +95,7 @@ func TestRowCommittedDuringTheStatementIsReadBack(t *testing.T) {
 	go func() {
 		done <- s.flush(context.Background(), creates(record(t, 5, "Mine", ""), record(t, 6, "Free", "")))
 	}()
-	waitForLockWait(t, pgtest.Admin(t), pgtest.DatabaseName(url))
+	waitForLockWaits(t, pgtest.Admin(t), pgtest.DatabaseName(url), 1)
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
@@ -165,8 +165,8 @@ func TestSegmentsCutOnlyWhereAnIDChangesKind(t *testing.T) {
 
 func plantOf(t *testing.T, id int64) domain.Plant { return record(t, id, "p", "").Plant }
 
-// waitForLockWait returns once a session on database dbname waits for a lock.
-func waitForLockWait(t *testing.T, admin *sqlx.DB, dbname string) {
+// waitForLockWaits returns once n sessions on database dbname wait for a lock.
+func waitForLockWaits(t *testing.T, admin *sqlx.DB, dbname string, n int) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
@@ -175,10 +175,10 @@ func waitForLockWait(t *testing.T, admin *sqlx.DB, dbname string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if waiting > 0 {
+		if waiting >= n {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatal("the batch statement never waited for the concurrent insert")
+	t.Fatalf("%d batch statements never waited for a concurrent insert", n)
 }

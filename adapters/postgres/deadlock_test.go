@@ -1,0 +1,124 @@
+package postgres
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
+)
+
+// Two batches in flight at once (two writers of one service, or two
+// replicas) may share ids, as when a client retries a create. If each took
+// the ids' locks in the order its requests arrived, one could hold id a and
+// wait for b while the other holds b and waits for a: PostgreSQL breaks such
+// a deadlock only after deadlock_timeout (a second by default), holding both
+// batches' clients for that long, then fails one statement, which the store
+// runs again. Batches that take ids in one order wait for each other instead.
+func TestConcurrentBatchesSharingIDsDoNotDeadlock(t *testing.T) {
+	s, url := newStore(t)
+	admin := pgtest.Admin(t)
+	dbname := pgtest.DatabaseName(url)
+
+	const n, middle = 200, 100
+	ascending := make([]write, 0, n)
+	for id := int64(1); id <= n; id++ {
+		ascending = append(ascending, write{create: true, rec: record(t, id, "Fern", "")})
+	}
+	descending := make([]write, 0, n)
+	for i := n - 1; i >= 0; i-- {
+		descending = append(descending, ascending[i])
+	}
+
+	// A transaction of another client holds the middle id, so that both
+	// batches are surely under way, each holding ids the other needs, when
+	// it ends.
+	release := holdInsert(t, url, middle)
+	var wg sync.WaitGroup
+	results := make([][]result, 2)
+	for i, batch := range [][]write{ascending, descending} {
+		wg.Go(func() { results[i] = s.flush(context.Background(), batch) })
+	}
+	waitForLockWaits(t, admin, dbname, 2)
+	release()
+	wg.Wait()
+
+	for i, res := range results {
+		inserted := 0
+		for k, r := range res {
+			if r.Err != nil {
+				t.Fatalf("batch %d, write %d: %v", i, k, r.Err)
+			}
+			if r.Value.inserted {
+				inserted++
+			}
+		}
+		t.Logf("batch %d inserted %d of %d", i, inserted, n)
+	}
+	var stored int
+	if err := s.db.Get(&stored, "SELECT count(*) FROM plants"); err != nil {
+		t.Fatal(err)
+	}
+	if stored != n {
+		t.Errorf("%d plants stored; want %d", stored, n)
+	}
+	if got := deadlocks(t, s, admin, dbname); got != 0 {
+		t.Errorf("PostgreSQL detected %d deadlocks between the batches; want none", got)
+	}
+}
+
+// holdInsert inserts a plant with id in a transaction of a connection of its
+// own, and returns the function that rolls it back and closes the connection.
+func holdInsert(t *testing.T, url string, id int64) (release func()) {
+	t.Helper()
+	db, err := sqlx.Open("postgres", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	tx, err := db.Beginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec("INSERT INTO plants (id, name, created_by, created_at) VALUES ($1, 'Held', 'other', now())", id); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		if err := tx.Rollback(); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+	}
+}
+
+// deadlocks closes s, so that its sessions end and report their statistics,
+// and returns the deadlocks PostgreSQL counted on database dbname.
+func deadlocks(t *testing.T, s *Store, admin *sqlx.DB, dbname string) int {
+	t.Helper()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A session reports its counts before it leaves pg_stat_activity.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var sessions int
+		if err := admin.Get(&sessions, "SELECT count(*) FROM pg_stat_activity WHERE datname = $1", dbname); err != nil {
+			t.Fatal(err)
+		}
+		if sessions == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions still open on %s", sessions, dbname)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var n int
+	if err := admin.Get(&n, "SELECT deadlocks FROM pg_stat_database WHERE datname = $1", dbname); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
