@@ -90,7 +90,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	if len(receivers) == 0 {
 		return // the store keeps no events
 	}
-	settled := make(chan Settlement, d.cfg.Concurrency*len(receivers))
+	settled := make(chan settling, d.cfg.Concurrency*len(receivers))
 	settler := make(chan struct{})
 	go func() { defer close(settler); d.settle(settled) }()
 
@@ -135,9 +135,10 @@ func (d *Dispatcher) Run(ctx context.Context) {
 
 // deliver claims and attempts url's events until ctx ends, then waits for
 // its attempts in flight. committed signals a commit of new events.
-func (d *Dispatcher) deliver(ctx, attempts context.Context, url string, committed <-chan struct{}, settled chan<- Settlement) {
+func (d *Dispatcher) deliver(ctx, attempts context.Context, url string, committed <-chan struct{}, settled chan<- settling) {
 	slots := make(chan struct{}, d.cfg.Concurrency)
 	freed := make(chan struct{}, 1)
+	retry := newRetryAlarm()
 	var inFlight sync.WaitGroup
 	poll := time.NewTimer(0)
 	defer poll.Stop()
@@ -161,16 +162,17 @@ func (d *Dispatcher) deliver(ctx, attempts context.Context, url string, committe
 		} else if !claimable {
 			signal, polled, slotFreed = nil, nil, freed
 		}
+		var claimedAt time.Time // on the dispatcher's clock, when it claimed now
 		if claimable && ctx.Err() == nil {
-			claimed = time.Now()
-			events, err := d.source.ClaimDue(ctx, url, d.clock.Now(), d.cfg.Lease, free)
+			claimed, claimedAt = time.Now(), d.clock.Now()
+			events, err := d.source.ClaimDue(ctx, url, claimedAt, d.cfg.Lease, free)
 			if err != nil && ctx.Err() == nil {
 				d.log.Warn("webhook events could not be claimed", "url", url, "error", err.Error())
 			}
 			for _, e := range events {
 				slots <- struct{}{}
 				inFlight.Go(func() {
-					settled <- d.attempt(attempts, e)
+					settled <- settling{Settlement: d.attempt(attempts, e), retry: retry}
 					<-slots
 					select {
 					case freed <- struct{}{}:
@@ -183,6 +185,14 @@ func (d *Dispatcher) deliver(ctx, attempts context.Context, url string, committe
 				continue // more may be due
 			}
 		}
+		// A retry of this receiver falling due before the next poll wakes
+		// the loop then, so that back-off and jitter keep their times.
+		rescheduled := retry.set
+		if polled == nil {
+			rescheduled = nil
+		} else {
+			wait = retry.bound(claimedAt, d.clock.Now(), wait)
+		}
 		poll.Reset(wait)
 		select {
 		case <-ctx.Done():
@@ -191,6 +201,7 @@ func (d *Dispatcher) deliver(ctx, attempts context.Context, url string, committe
 		case <-signal:
 		case <-slotFreed:
 		case <-polled:
+		case <-rescheduled:
 		}
 	}
 }
@@ -238,45 +249,4 @@ func (d *Dispatcher) backoff(n int) time.Duration {
 		wait = min(d.cfg.RetryMax, d.cfg.RetryMin<<(n-1))
 	}
 	return wait/2 + rand.N(wait/2+1)
-}
-
-// settleEvery bounds how long an outcome waits to share a commit with
-// others: settlements are written in batches, as creates are.
-const (
-	settleEvery = 20 * time.Millisecond
-	settleBatch = 256
-)
-
-// settle writes settlements in batches until in is closed and drained.
-func (d *Dispatcher) settle(in <-chan Settlement) {
-	batch := make([]Settlement, 0, settleBatch)
-	flush := func() {
-		if len(batch) == 0 {
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), d.cfg.Timeout)
-		defer cancel()
-		// An outcome that cannot be written leaves its event claimed: it is
-		// attempted again when the lease ends.
-		if err := d.source.Settle(ctx, batch); err != nil {
-			d.log.Warn("webhook attempts could not be settled; they will be retried", "events", len(batch), "error", err.Error())
-		}
-		batch = batch[:0]
-	}
-	tick := time.NewTicker(settleEvery)
-	defer tick.Stop()
-	for {
-		select {
-		case s, ok := <-in:
-			if !ok {
-				flush()
-				return
-			}
-			if batch = append(batch, s); len(batch) == settleBatch {
-				flush()
-			}
-		case <-tick.C:
-			flush()
-		}
-	}
 }

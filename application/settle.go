@@ -1,0 +1,117 @@
+package application
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+)
+
+// settling is an attempt's outcome on its way to the store, with the retry
+// alarm of its receiver's loop.
+type settling struct {
+	Settlement
+	retry *retryAlarm
+}
+
+// retryAlarm holds the times at which events of one receiver, whose failed
+// attempts have been settled, are due again, so that the receiver's loop
+// claims each of them then instead of at its next poll, and back-off and
+// jitter keep their times. It keeps the earliest maxRetryAlarms; the poll
+// finds any other.
+type retryAlarm struct {
+	mu  sync.Mutex
+	due []time.Time // ascending
+	set chan struct{}
+}
+
+const maxRetryAlarms = 64
+
+func newRetryAlarm() *retryAlarm { return &retryAlarm{set: make(chan struct{}, 1)} }
+
+// schedule notes that an event is due again at t.
+func (a *retryAlarm) schedule(t time.Time) {
+	a.mu.Lock()
+	i, _ := slices.BinarySearchFunc(a.due, t, time.Time.Compare)
+	if i < maxRetryAlarms {
+		a.due = slices.Insert(a.due, i, t)
+		a.due = a.due[:min(len(a.due), maxRetryAlarms)]
+	}
+	a.mu.Unlock()
+	if i == 0 {
+		select {
+		case a.set <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// bound returns wait, or less when the next alarm rings sooner. claimed is
+// when the loop last claimed, zero when it did not this time: the alarms
+// until then are done, that claim took their events. Without a claim, the
+// alarms already due are dropped and wait is kept: the next claim, whenever
+// the loop may make it, takes their events.
+func (a *retryAlarm) bound(claimed, now time.Time, wait time.Duration) time.Duration {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	done := now
+	if !claimed.IsZero() {
+		done = claimed
+	}
+	i, _ := slices.BinarySearchFunc(a.due, done.Add(1), time.Time.Compare)
+	a.due = a.due[i:]
+	if len(a.due) == 0 || claimed.IsZero() {
+		return wait
+	}
+	return min(wait, max(0, a.due[0].Sub(now)))
+}
+
+// settleEvery bounds how long an outcome waits to share a commit with
+// others: settlements are written in batches, as creates are.
+const (
+	settleEvery = 20 * time.Millisecond
+	settleBatch = 256
+)
+
+// settle writes settlements in batches until in is closed and drained.
+// Once an outcome to be retried is written, its receiver's alarm is set.
+func (d *Dispatcher) settle(in <-chan settling) {
+	batch := make([]Settlement, 0, settleBatch)
+	alarms := make([]*retryAlarm, 0, settleBatch)
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), d.cfg.Timeout)
+		defer cancel()
+		// An outcome that cannot be written leaves its event claimed: it is
+		// attempted again when the lease ends.
+		if err := d.source.Settle(ctx, batch); err != nil {
+			d.log.Warn("webhook attempts could not be settled; they will be retried", "events", len(batch), "error", err.Error())
+		} else {
+			for i, s := range batch {
+				if !s.Delivered && !s.Failed {
+					alarms[i].schedule(s.RetryAt)
+				}
+			}
+		}
+		batch, alarms = batch[:0], alarms[:0]
+	}
+	tick := time.NewTicker(settleEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case s, ok := <-in:
+			if !ok {
+				flush()
+				return
+			}
+			batch, alarms = append(batch, s.Settlement), append(alarms, s.retry)
+			if len(batch) == settleBatch {
+				flush()
+			}
+		case <-tick.C:
+			flush()
+		}
+	}
+}
