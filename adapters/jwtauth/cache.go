@@ -68,12 +68,12 @@ func (c *verifiedCache) put(token string, e cachedToken) {
 // later of nbf and iat to exp, widened by the leeway.
 func validity(c *tokenClaims, leeway time.Duration) (from, until int64) {
 	from = -1 << 63
-	if c.NotBefore != nil {
-		from = c.NotBefore.Add(-leeway).UnixNano()
+	if c.NotBefore.at != nil {
+		from = c.NotBefore.at.Add(-leeway).UnixNano()
 	}
-	if c.IssuedAt != nil {
-		from = max(from, c.IssuedAt.Add(-leeway).UnixNano())
+	if c.IssuedAt.at != nil {
+		from = max(from, c.IssuedAt.at.Add(-leeway).UnixNano())
 	}
-	until = c.ExpiresAt.Add(leeway).UnixNano() // exp is required
+	until = c.ExpiresAt.at.Add(leeway).UnixNano() // exp is required
 	return from, until
 }

@@ -13,11 +13,41 @@ import (
 // errScopeClaim marks a scope or scp claim of the wrong JSON type.
 var errScopeClaim = errors.New("scope claim is neither a string nor an array of strings")
 
-// tokenClaims is what a token may say about its bearer.
+// tokenClaims is what a token may say about its bearer. Its times replace
+// those of jwt.RegisteredClaims, which also take a string holding a number.
 type tokenClaims struct {
 	jwt.RegisteredClaims
-	Scope scopeList `json:"scope"`
-	Scp   scopeList `json:"scp"`
+	ExpiresAt numericDate `json:"exp"`
+	NotBefore numericDate `json:"nbf"`
+	IssuedAt  numericDate `json:"iat"`
+	Scope     scopeList   `json:"scope"`
+	Scp       scopeList   `json:"scp"`
+}
+
+// The times the parser validates.
+func (c *tokenClaims) GetExpirationTime() (*jwt.NumericDate, error) { return c.ExpiresAt.at, nil }
+func (c *tokenClaims) GetNotBefore() (*jwt.NumericDate, error)      { return c.NotBefore.at, nil }
+func (c *tokenClaims) GetIssuedAt() (*jwt.NumericDate, error)       { return c.IssuedAt.at, nil }
+
+// errNumericDate marks a time claim that is not a JSON number.
+var errNumericDate = errors.New("time claim is not a number")
+
+// numericDate is a time claim: a JSON number of seconds since the epoch
+// (RFC 7519 §2), not a string; nil when absent or null.
+type numericDate struct{ at *jwt.NumericDate }
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (d *numericDate) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	switch {
+	case bytes.Equal(data, []byte("null")):
+		d.at = nil
+		return nil
+	case len(data) == 0 || data[0] == '"':
+		return errNumericDate
+	}
+	d.at = new(jwt.NumericDate)
+	return d.at.UnmarshalJSON(data)
 }
 
 // scopes merges scope and scp, keeping the first of any duplicates.
