@@ -90,14 +90,19 @@ func New(cfg Config, deps Deps) (*API, error) {
 // routes is the route table: one line per operation.
 func (a *API) routes() *chi.Mux {
 	r := chi.NewRouter()
-	r.Use(a.observe)
+	r.Use(a.observe, answerServerOptions)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) { a.writeError(w, r, errNotFound) })
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		// chi answers a method it does not know (FOO, PRI) with 405 on every
 		// path; where no method has a route, the contract's answer is 404.
-		if allowedMethods(a.router, r) == "" {
+		allowed, pattern := allowedMethods(a.router, r)
+		if allowed == "" {
 			a.writeError(w, r, errNotFound)
 			return
+		}
+		// The route exists: metrics and the access line name it.
+		if rctx := chi.RouteContext(r.Context()); rctx != nil && rctx.RoutePattern() == "" {
+			rctx.RoutePatterns = append(rctx.RoutePatterns, pattern)
 		}
 		a.writeError(w, r, errMethodNotAllowed)
 	})
@@ -114,6 +119,20 @@ func (a *API) routes() *chi.Mux {
 	get("/openapi.yaml", a.serveOpenAPI)
 	a.referenceRoutes(get)
 	return r
+}
+
+// answerServerOptions answers "OPTIONS *", which asks about the server as a
+// whole rather than a resource (RFC 9110 §9.3.7): 200, empty, with a request
+// id and an access line like every other answer.
+func answerServerOptions(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodOptions && r.RequestURI == "*" {
+			w.Header().Set("Content-Length", "0")
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // route adds h on pattern unless its use case uc is missing.
@@ -148,13 +167,14 @@ var candidateMethods = []string{
 	http.MethodPatch, http.MethodDelete, http.MethodOptions,
 }
 
-// allowedMethods lists the methods the router serves for r's path.
-func allowedMethods(router *chi.Mux, r *http.Request) string {
-	var allowed []string
+// allowedMethods lists the methods the router serves for r's path, and the
+// pattern of the route that serves them.
+func allowedMethods(router *chi.Mux, r *http.Request) (allowed, pattern string) {
+	var methods []string
 	for _, m := range candidateMethods {
-		if router.Match(chi.NewRouteContext(), m, r.URL.Path) {
-			allowed = append(allowed, m)
+		if p := router.Find(chi.NewRouteContext(), m, r.URL.Path); p != "" {
+			methods, pattern = append(methods, m), p
 		}
 	}
-	return strings.Join(allowed, ", ")
+	return strings.Join(methods, ", "), pattern
 }

@@ -101,7 +101,8 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		h.Set("WWW-Authenticate", `Bearer realm="plantstore", error="insufficient_scope", scope="`+quoteSafe(scope)+`"`)
 	case 40501:
-		h.Set("Allow", allowedMethods(a.router, r))
+		allowed, _ := allowedMethods(a.router, r)
+		h.Set("Allow", allowed)
 	case 41501:
 		if errors.Is(err, errContentEncoding) {
 			// RFC 9110 §15.5.16: say which codings would have been accepted.

@@ -27,6 +27,17 @@ type Config struct {
 	Leeway        time.Duration // clock skew allowed on exp, nbf and iat; zero means DefaultLeeway
 }
 
+// KeySourceError is a key source of Config that New cannot use. Field is
+// the name of its Config field (SecretFile, PublicKeyFile or JWKSURL), so
+// that a caller can name the setting it came from.
+type KeySourceError struct {
+	Field string
+	Err   error
+}
+
+func (e *KeySourceError) Error() string { return e.Err.Error() }
+func (e *KeySourceError) Unwrap() error { return e.Err }
+
 // Option adjusts a Verifier's collaborators.
 type Option func(*options)
 

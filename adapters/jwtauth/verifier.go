@@ -80,14 +80,14 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Verifier, error) {
 	if cfg.SecretFile != "" {
 		secret, err := ReadSecretFile(cfg.SecretFile)
 		if err != nil {
-			return nil, err
+			return nil, &KeySourceError{Field: "SecretFile", Err: err}
 		}
 		v.secret = secret
 	}
 	if cfg.PublicKeyFile != "" {
 		keys, err := readPublicKeys(cfg.PublicKeyFile)
 		if err != nil {
-			return nil, err
+			return nil, &KeySourceError{Field: "PublicKeyFile", Err: err}
 		}
 		v.static = keys
 	}
@@ -109,7 +109,7 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Verifier, error) {
 	if cfg.JWKSURL != "" {
 		src, err := startJWKS(ctx, cfg.JWKSURL, cfg.JWKSRefresh, o, v.useJWKSKeys)
 		if err != nil {
-			return nil, err
+			return nil, &KeySourceError{Field: "JWKSURL", Err: err}
 		}
 		v.jwks = src
 	}

@@ -123,7 +123,7 @@ func redact(err error, rawURL string) string {
 	if errors.As(err, &urlErr) {
 		err = urlErr.Err // the url.Error itself quotes the whole URL
 	}
-	msg := strings.Join(strings.Fields(err.Error()), " ")
+	msg := strings.TrimPrefix(strings.Join(strings.Fields(err.Error()), " "), "pq: ")
 	if u, perr := url.Parse(rawURL); perr == nil && u.User != nil {
 		if pw, ok := u.User.Password(); ok && pw != "" {
 			msg = strings.ReplaceAll(msg, pw, "xxxxx")

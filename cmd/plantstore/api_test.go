@@ -245,6 +245,32 @@ func TestAccessLogCarriesRequestIDAndSubjectButNoToken(t *testing.T) {
 	}
 }
 
+// A 405 is on a route that exists: its access line names the route's
+// pattern, as every answer of that route does; a 404 has none.
+func TestAccessLogNamesTheRouteOfA405(t *testing.T) {
+	s := startService(t, storeURLs()["sqlite"](t), nil)
+	s.do(t, "PUT", "/plants/12", map[string]string{"X-Request-ID": "put-12"}, nil).expectError(t, 405, "40501")
+	s.do(t, "PATCH", "/plants", map[string]string{"X-Request-ID": "patch-all"}, nil).expectError(t, 405, "40501")
+	s.do(t, "GET", "/plant", map[string]string{"X-Request-ID": "no-route"}, nil).expectError(t, 404, "40401")
+	for id, route := range map[string]string{"put-12": "/plants/{id}", "patch-all": "/plants", "no-route": "unmatched"} {
+		if want := `"route":"` + route + `"`; !strings.Contains(accessLine(t, s.logs.String(), id), want) {
+			t.Errorf("access line of %s lacks %s", id, want)
+		}
+	}
+}
+
+// accessLine is the access line of the request with the given id.
+func accessLine(t *testing.T, logs, id string) string {
+	t.Helper()
+	for l := range strings.SplitSeq(logs, "\n") {
+		if strings.Contains(l, `"request_id":"`+id+`"`) {
+			return l
+		}
+	}
+	t.Fatalf("no access line with request id %s in:\n%s", id, logs)
+	return ""
+}
+
 func TestAdminEndpoints(t *testing.T) {
 	forEachStore(t, func(t *testing.T, db string) {
 		s := startService(t, db, nil)

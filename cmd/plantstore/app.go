@@ -22,6 +22,8 @@ func newApp(c *config, logOut io.Writer, extra ...fx.Option) *fx.App {
 		webhookModule(c),
 		apiModule,
 		adminModule,
+		// Last: the listeners serve once every part has started.
+		fx.Invoke(func(lc fx.Lifecycle, b *bound) { lc.Append(fx.StartHook(b.serveAll)) }),
 		fx.WithLogger(func(log *slog.Logger) fxevent.Logger {
 			l := &fxevent.SlogLogger{Logger: log}
 			// Wiring details only when debugging; a failure is reported once,

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -27,6 +29,14 @@ func (s *authSettings) hasKey() bool {
 	return s.SecretFile != "" || s.PublicKeyFile != "" || s.JWKSURL != ""
 }
 
+// keySourceSettings names the setting behind each key source of
+// jwtauth.Config, for the start-up error.
+var keySourceSettings = map[string]string{
+	"SecretFile":    "PLANTSTORE_JWT_SECRET_FILE",
+	"PublicKeyFile": "PLANTSTORE_JWT_PUBLIC_KEY_FILE",
+	"JWKSURL":       "PLANTSTORE_JWKS_URL",
+}
+
 // authModule verifies bearer tokens with the configured keys.
 var authModule = fx.Module("jwtauth",
 	fx.Provide(fx.Annotate(openVerifier, fx.As(new(application.TokenVerifier)))),
@@ -41,6 +51,10 @@ func openVerifier(lc fx.Lifecycle, s *authSettings, log *slog.Logger, reg promet
 		Issuer:        s.Issuer,
 		Audience:      s.Audience,
 	}, jwtauth.WithLogger(log), jwtauth.WithRegisterer(reg))
+	var source *jwtauth.KeySourceError
+	if errors.As(err, &source) {
+		return nil, fmt.Errorf("%s: %w", keySourceSettings[source.Field], err)
+	}
 	if err != nil {
 		return nil, err
 	}

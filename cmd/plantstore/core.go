@@ -31,6 +31,7 @@ func coreModule(c *config, logOut io.Writer) fx.Option {
 			fx.Annotate(newRegistry, fx.As(new(prometheus.Registerer)), fx.As(new(prometheus.Gatherer))),
 			func() *Listeners { return &Listeners{} },
 			func() *drain { return &drain{} },
+			func() *bound { return &bound{} },
 		),
 	)
 }

@@ -530,10 +530,13 @@ func TestMalformedFramingOverRawConnections(t *testing.T) {
 		}
 	})
 
-	t.Run("OPTIONS * is answered by net/http", func(t *testing.T) {
-		e := s.rawExchange(t, "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n")
-		if e.resp.StatusCode != 200 || len(e.body) != 0 {
-			t.Errorf("got %d %q, want net/http's empty 200", e.resp.StatusCode, e.body)
+	t.Run("OPTIONS * is answered by the service", func(t *testing.T) {
+		e := s.rawExchange(t, "OPTIONS * HTTP/1.1\r\nHost: x\r\nX-Request-ID: server-options\r\n\r\n")
+		if e.resp.StatusCode != 200 || len(e.body) != 0 || e.resp.Header.Get("X-Request-ID") != "server-options" {
+			t.Errorf("got %d %q %v, want an empty 200 with the request id", e.resp.StatusCode, e.body, e.resp.Header)
+		}
+		if line := accessLine(t, s.logs.String(), "server-options"); !strings.Contains(line, `"method":"OPTIONS"`) {
+			t.Errorf("access line %s", line)
 		}
 	})
 
@@ -590,8 +593,9 @@ func TestInjectionAttemptsAreStoredAsText(t *testing.T) {
 // is logged: the start-up line never shows a database password.
 func TestStartUpLineMasksDatabasePasswords(t *testing.T) {
 	for url, shown := range map[string]string{
-		"postgres://plants:s3cr3t-pw@db.example:5432/plants?sslmode=disable": "postgres://plants:xxxxx@db.example:5432/plants?sslmode=disable",
-		"postgresql://db.example/plants?user=plants&password=s3cr3t-pw":      "(masked)",
+		"postgres://plants:s3cr3t-pw@db.example:5432/plants?sslmode=disable":               "postgres://plants:xxxxx@db.example:5432/plants?sslmode=disable",
+		"postgresql://db.example/plants?user=plants&password=s3cr3t-pw":                    "postgresql://db.example/plants?password=xxxxx&user=plants",
+		"postgres://plants:pw@db.example/plants?password=s3cr3t-pw&sslpassword=s3cr3t-key": "postgres://plants:xxxxx@db.example/plants?password=xxxxx&sslpassword=xxxxx",
 	} {
 		getenv := func(k string) (string, bool) {
 			if k == "PLANTSTORE_DATABASE_URL" {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"time"
@@ -57,7 +58,7 @@ func openPostgres(lc fx.Lifecycle, s *storeSettings, pg *postgresSettings, w *we
 	c.Batch.MaxWait = s.BatchMaxWait
 	st, err := postgres.Open(context.Background(), c)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("PLANTSTORE_DATABASE_URL: %w", err)
 	}
 	lc.Append(fx.StopHook(st.Close))
 	return st, prepareStore(st, s, st.RegisterMetrics, reg)

@@ -60,6 +60,22 @@ type Listeners struct {
 	API, Admin net.Addr
 }
 
+// bound holds the servers whose listeners are open but not yet serving. Every
+// listener binds in its start hook and all begin serving in the last one, so
+// that a listener that cannot bind (a port in use) stops start-up before any
+// request was answered: the service never half-starts.
+type bound struct {
+	serve []func()
+}
+
+// serveAll starts every bound server.
+func (b *bound) serveAll() {
+	for _, serve := range b.serve {
+		serve()
+	}
+	b.serve = nil
+}
+
 // newServer applies the configured limits to an HTTP server.
 func newServer(s *httpSettings, h http.Handler, log *slog.Logger) *http.Server {
 	return &http.Server{
@@ -70,31 +86,41 @@ func newServer(s *httpSettings, h http.Handler, log *slog.Logger) *http.Server {
 		IdleTimeout:       s.IdleTimeout,
 		MaxHeaderBytes:    s.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// "OPTIONS *" goes to the handler too, which answers it like any
+		// other unknown route, with a request id and an Error body.
+		DisableGeneralOptionsHandler: true,
 	}
 }
 
-// serverHook listens on start, so a taken port fails start-up, and shuts
-// down gracefully on stop: no new connections, in-flight requests finish
-// within the grace period, after which the remaining connections are closed.
-func serverHook(name, addr string, srv *http.Server, bound *net.Addr, grace time.Duration, log *slog.Logger) fx.Hook {
+// serverHook binds on start, so a taken port fails start-up, and leaves the
+// serving to b; on stop it shuts down gracefully: no new connections,
+// in-flight requests finish within the grace period, after which the
+// remaining connections are closed.
+func serverHook(name, addr string, srv *http.Server, b *bound, at *net.Addr, grace time.Duration, log *slog.Logger) fx.Hook {
+	var ln net.Listener
 	return fx.Hook{
 		OnStart: func(context.Context) error {
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
+			var err error
+			if ln, err = net.Listen("tcp", addr); err != nil {
 				return fmt.Errorf("%s listener on %s: %w", name, addr, errors.Unwrap(err))
 			}
-			*bound = ln.Addr()
-			log.Info("listening", "listener", strings.ToLower(name), "addr", ln.Addr().String())
-			go func() {
-				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-					log.Error("listener failed", "listener", strings.ToLower(name), "error", err.Error())
-				}
-			}()
+			*at = ln.Addr()
+			b.serve = append(b.serve, func() {
+				log.Info("listening", "listener", strings.ToLower(name), "addr", ln.Addr().String())
+				go func() {
+					if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+						log.Error("listener failed", "listener", strings.ToLower(name), "error", err.Error())
+					}
+				}()
+			})
 			return nil
 		},
 		OnStop: func(ctx context.Context) error {
 			ctx, cancel := context.WithTimeout(ctx, grace)
 			defer cancel()
+			// A listener that never served (start-up failed later) is
+			// closed here; Shutdown closes those it served on.
+			defer ln.Close()
 			if err := srv.Shutdown(ctx); err != nil {
 				log.Warn("grace period over, closing connections", "listener", strings.ToLower(name), "error", err.Error())
 				return srv.Close()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/fx"
@@ -19,7 +20,7 @@ func openSQLite(lc fx.Lifecycle, s *storeSettings, w *webhookSettings, reg prome
 	c.Batch.MaxWait = s.BatchMaxWait
 	st, err := sqlite.Open(context.Background(), c)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("PLANTSTORE_DATABASE_URL: %w", err)
 	}
 	lc.Append(fx.StopHook(st.Close))
 	return st, prepareStore(st, s, st.RegisterMetrics, reg)

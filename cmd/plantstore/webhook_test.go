@@ -266,6 +266,22 @@ func TestWebhookEventsFailAndAreRedelivered(t *testing.T) {
 	r.deliveries(t, 2, 10*time.Second)
 }
 
+func TestWebhooksRedeliverSaysWhatItNeeds(t *testing.T) {
+	getenv := func(k string) (string, bool) {
+		v, ok := map[string]string{"PLANTSTORE_DATABASE_URL": "sqlite:" + t.TempDir() + "/p.db"}[k]
+		return v, ok
+	}
+	for args, want := range map[string]string{
+		"":              "give the ids of failed events, or --all",
+		"--all msg_one": "give event ids or --all, not both",
+	} {
+		err := webhooks(t.Context(), append([]string{"redeliver"}, strings.Fields(args)...), getenv, io.Discard, io.Discard)
+		if err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("webhooks redeliver %s: %v; want %q", args, err, want)
+		}
+	}
+}
+
 // An event whose URL was taken out of the receivers is kept, listed and not
 // sent; once the URL is configured again, it goes.
 func TestEventsOfAReceiverNoLongerConfiguredWaitForIt(t *testing.T) {

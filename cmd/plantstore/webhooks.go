@@ -109,7 +109,7 @@ func webhookModule(c *config) fx.Option {
 func newWebhookSender(s *webhookSettings, log *slog.Logger) (*webhook.Sender, error) {
 	secret, err := webhook.ReadSecretFile(s.SecretFile)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("PLANTSTORE_WEBHOOK_SECRET_FILE: %w", err)
 	}
 	return webhook.NewSender(secret, webhook.Config{Timeout: s.Timeout, MaxIdleConnsPerHost: s.Concurrency, Logger: log})
 }

@@ -55,8 +55,11 @@ func webhooks(ctx context.Context, args []string, getenv func(string) (string, b
 		return withEventLog(ctx, "webhooks redeliver", args[1:], getenv, stdout, func(fs *flag.FlagSet) {
 			fs.BoolVar(&all, "all", false, "redeliver every failed event")
 		}, func(log application.EventLog, ids []string) error {
-			if all == (len(ids) > 0) {
+			switch {
+			case all && len(ids) > 0:
 				return errors.New("webhooks redeliver: give event ids or --all, not both")
+			case !all && len(ids) == 0:
+				return errors.New("webhooks redeliver: give the ids of failed events, or --all")
 			}
 			return redeliver(ctx, log, ids, stdout)
 		})

@@ -50,14 +50,34 @@ func (st *Setting) Masked(value string) string {
 	case value == "" || st.secret == "":
 		return value
 	case st.secret == "url":
-		if u, err := url.Parse(value); err == nil && u.User != nil {
-			return u.Redacted()
+		if u, err := url.Parse(value); err == nil && u.Scheme != "" {
+			return maskedURL(u)
 		}
 		if !strings.Contains(value, "password=") {
 			return value
 		}
 	}
 	return "(masked)"
+}
+
+// secretParameters are the query parameters of a database URL that carry a
+// secret: lib/pq takes any connection parameter from the query string.
+var secretParameters = []string{"password", "sslpassword"}
+
+// maskedURL is u with the password of its user and of its query hidden.
+func maskedURL(u *url.URL) string {
+	q := u.Query()
+	masked := false
+	for _, name := range secretParameters {
+		if q.Has(name) {
+			q.Set(name, "xxxxx")
+			masked = true
+		}
+	}
+	if masked {
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
 }
 
 var (

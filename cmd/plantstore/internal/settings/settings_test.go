@@ -116,9 +116,11 @@ func TestHelpListsEverySettingWithItsVariableAndDefault(t *testing.T) {
 
 func TestTheStartUpLineMasksPasswords(t *testing.T) {
 	for url, want := range map[string]string{
-		"postgres://plants:hunter2@db:5432/plants": "postgres://plants:xxxxx@db:5432/plants",
-		"host=db user=plants password=hunter2":     "(masked)",
-		"sqlite:plants.db":                         "sqlite:plants.db",
+		"postgres://plants:hunter2@db:5432/plants":                               "postgres://plants:xxxxx@db:5432/plants",
+		"host=db user=plants password=hunter2":                                   "(masked)",
+		"postgres://plants@db/plants?sslmode=disable&password=hunter2":           "postgres://plants@db/plants?password=xxxxx&sslmode=disable",
+		"postgres://plants:a@db/plants?sslpassword=hunter2&password=hunter2&x=1": "postgres://plants:xxxxx@db/plants?password=xxxxx&sslpassword=xxxxx&x=1",
+		"sqlite:plants.db": "sqlite:plants.db",
 	} {
 		_, _, set, err := load(t, map[string]string{"PS_DATABASE_URL": url})
 		if err != nil {
