@@ -244,9 +244,13 @@ func (d *Dispatcher) attempt(ctx context.Context, e Event) Settlement {
 // attempt up to RetryMax, of which a random half, so that the events of a
 // receiver that was down do not all come back at the same instant.
 func (d *Dispatcher) backoff(n int) time.Duration {
-	wait := d.cfg.RetryMax
-	if n < 40 {
-		wait = min(d.cfg.RetryMax, d.cfg.RetryMin<<(n-1))
+	// Doubled step by step rather than shifted: a shift by n overflows
+	// once n passes 34 with a one-second start, which a receiver down for
+	// a day reaches.
+	wait := d.cfg.RetryMin
+	for i := 1; i < n && wait < d.cfg.RetryMax; i++ {
+		wait *= 2
 	}
+	wait = min(wait, d.cfg.RetryMax)
 	return wait/2 + rand.N(wait/2+1)
 }
