@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -116,6 +121,82 @@ func TestTwoReplicasShareTheDeliveries(t *testing.T) {
 		t.Errorf("%d events delivered more than once by two replicas in normal operation", repeated)
 	}
 	t.Logf("%d plants announced once each by two replicas", len(acked))
+}
+
+// A replica killed while its attempts hang leaves its claims behind; once
+// their lease ends, the other replica takes them over and delivers every
+// acknowledged event.
+func TestAKilledReplicasClaimsAreTakenOver(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	file, secret := newSecretFile(t)
+	r, hanging, release := newHoldingReceiver(t, secret)
+	env := webhookEnv(file, r.srv.URL)
+	// Claims last twice the attempt timeout: 4s.
+	env["PLANTSTORE_WEBHOOK_TIMEOUT"] = "2s"
+	a := startProcess(t, db, env)
+	startProcess(t, db, env) // the replica that takes over
+	c := newCreator(t, a, 8)
+	var acked []int64
+	for id := int64(1); id <= 40; id++ {
+		if c.post(plantFor(id), "").status == 200 {
+			acked = append(acked, id)
+		}
+	}
+	// Each replica has 16 attempt slots: 17 hanging attempts mean both
+	// hold claims.
+	for deadline := time.Now().Add(10 * time.Second); hanging() < 17; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d attempts hang; want both replicas holding claims", hanging())
+		}
+	}
+	a.signal(t, syscall.SIGKILL)
+	if state := a.waitExit(t, 10*time.Second); !killedBy(state, syscall.SIGKILL) {
+		t.Fatalf("the replica exited with %v, want SIGKILL", state)
+	}
+	// The receiver drops the killed replica's attempts: none of them counts
+	// as a delivery.
+	for deadline := time.Now().Add(5 * time.Second); hanging() > 16; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d attempts still hang after the kill; the killed replica's should have ended", hanging())
+		}
+	}
+	release()
+	repeated := waitDelivered(t, r, acked, 30*time.Second)
+	t.Logf("%d events delivered after one of two replicas was killed holding claims; %d more than once", len(acked), repeated)
+}
+
+// newHoldingReceiver is a receiver whose attempts hang until release is
+// called; an attempt whose sender went away meanwhile is not counted as a
+// delivery. hanging tells how many attempts wait now.
+func newHoldingReceiver(t *testing.T, secret string) (r *hookReceiver, hanging func() int, release func()) {
+	t.Helper()
+	r = newHookReceiver(t, secret, nil)
+	r.srv.Close()
+	held := make(chan struct{})
+	var waiting atomic.Int64
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		// Only once the body is read does net/http watch the connection
+		// and end the request's context when the sender goes away.
+		body, err := io.ReadAll(req.Body)
+		if err != nil {
+			return
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		waiting.Add(1)
+		select {
+		case <-held:
+		case <-req.Context().Done():
+		}
+		waiting.Add(-1)
+		if req.Context().Err() != nil {
+			return
+		}
+		r.serve(w, req)
+	}))
+	t.Cleanup(r.srv.Close)
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(held) }) })
+	return r, func() int { return int(waiting.Load()) }, func() { once.Do(func() { close(held) }) }
 }
 
 // SIGTERM while deliveries are in flight loses nothing: what was not

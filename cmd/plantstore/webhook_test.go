@@ -1,15 +1,18 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -148,6 +151,10 @@ func TestWebhookAnnouncesEveryStoredPlantToEveryReceiver(t *testing.T) {
 // A receiver that fails, redirects or is down for a while gets the event
 // once it answers 2xx; the redirect is not followed.
 func TestWebhookRetriesUntilTheReceiverAnswers(t *testing.T) {
+	forEachStore(t, testWebhookRetriesUntilTheReceiverAnswers)
+}
+
+func testWebhookRetriesUntilTheReceiverAnswers(t *testing.T, db string) {
 	file, secret := newSecretFile(t)
 	failing := newHookReceiver(t, secret, func(n int) int { return []int{500, 503, 200}[min(n, 3)-1] })
 	redirecting := newHookReceiver(t, secret, func(n int) int { return []int{307, 302, 202}[min(n, 3)-1] })
@@ -158,10 +165,18 @@ func TestWebhookRetriesUntilTheReceiverAnswers(t *testing.T) {
 	}
 	down := "http://" + ln.Addr().String() + "/"
 	_ = ln.Close()
-	s := startService(t, storeURLs()["sqlite"](t), webhookEnv(file, failing.srv.URL, redirecting.srv.URL, down))
+	s := startService(t, db, webhookEnv(file, failing.srv.URL, redirecting.srv.URL, down))
 	s.create(t, `{"id":1,"name":"Fern"}`).expect(t, 200, "")
 
 	time.Sleep(1500 * time.Millisecond)
+	// While a receiver is down, its event is pending and ageing.
+	m := s.adminGet(t, "/metrics").body
+	if pending := metricValue(t, m, "plantstore_webhook_events_pending"); pending < 1 {
+		t.Errorf("%v events pending while a receiver is down; want at least 1", pending)
+	}
+	if age := metricValue(t, m, "plantstore_webhook_oldest_pending_seconds"); age < 1 {
+		t.Errorf("the oldest pending event is %vs old after 1.5s; want at least 1s", age)
+	}
 	ln, err = net.Listen("tcp", strings.TrimSuffix(strings.TrimPrefix(down, "http://"), "/"))
 	if err != nil {
 		t.Fatalf("the refusing port was taken meanwhile: %v", err)
@@ -176,7 +191,7 @@ func TestWebhookRetriesUntilTheReceiverAnswers(t *testing.T) {
 			t.Errorf("delivered %q", got[0].body)
 		}
 	}
-	m := s.adminGet(t, "/metrics").body
+	m = s.adminGet(t, "/metrics").body
 	for _, line := range []string{`outcome="status"} 2`, `outcome="redirect"} 2`, `outcome="refused"}`, `outcome="delivered"} 3`} {
 		if !strings.Contains(m, "plantstore_webhook_attempts_total{"+line) {
 			t.Errorf("metrics lack attempts %s", line)
@@ -214,10 +229,13 @@ func TestAHangingReceiverNeverAffectsClientsOrOtherReceivers(t *testing.T) {
 // An event that is not delivered within its maximum age fails, is kept and
 // counted; the operator lists them and redelivers them, by id or all.
 func TestWebhookEventsFailAndAreRedelivered(t *testing.T) {
+	forEachStore(t, testWebhookEventsFailAndAreRedelivered)
+}
+
+func testWebhookEventsFailAndAreRedelivered(t *testing.T, db string) {
 	file, secret := newSecretFile(t)
 	answer, bringUp := downUntilUp(500, 200)
 	r := newHookReceiver(t, secret, answer)
-	db := storeURLs()["sqlite"](t)
 	env := webhookEnv(file, r.srv.URL)
 	env["PLANTSTORE_WEBHOOK_MAX_AGE"] = "1500ms"
 	s := startService(t, db, env)
@@ -285,11 +303,14 @@ func TestWebhooksRedeliverSaysWhatItNeeds(t *testing.T) {
 // An event whose URL was taken out of the receivers is kept, listed and not
 // sent; once the URL is configured again, it goes.
 func TestEventsOfAReceiverNoLongerConfiguredWaitForIt(t *testing.T) {
+	forEachStore(t, testEventsOfAReceiverNoLongerConfiguredWaitForIt)
+}
+
+func testEventsOfAReceiverNoLongerConfiguredWaitForIt(t *testing.T, db string) {
 	file, secret := newSecretFile(t)
 	answer, bringUp := downUntilUp(500, 204)
 	removed := newHookReceiver(t, secret, answer)
 	kept := newHookReceiver(t, secret, nil)
-	db := storeURLs()["sqlite"](t)
 	t.Run("both configured", func(t *testing.T) { // the service stops with the subtest
 		s := startService(t, db, webhookEnv(file, removed.srv.URL, kept.srv.URL))
 		s.create(t, `{"id":1,"name":"Fern"}`).expect(t, 200, "")
@@ -408,3 +429,66 @@ func TestAReceiverListedTwiceIsRefused(t *testing.T) {
 		t.Fatalf("a URL listed twice: %v; want an error naming the setting and the URL", err)
 	}
 }
+
+// metricValue reads the value of an unlabelled metric from the Prometheus
+// text format.
+func metricValue(t *testing.T, metrics, name string) float64 {
+	t.Helper()
+	for line := range strings.SplitSeq(metrics, "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			return f
+		}
+	}
+	t.Fatalf("no metric %s", name)
+	return 0
+}
+
+// webhooks listen verifies and prints the events the service sends it, one
+// JSON line each, and stops when its context ends.
+func TestWebhooksListenPrintsVerifiedEvents(t *testing.T) {
+	file, _ := newSecretFile(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- webhooks(ctx, []string{"listen", "--addr", "127.0.0.1:0", "--secret-file", file}, noEnv, stdout, stderr)
+	}()
+	var url string
+	for deadline := time.Now().Add(5 * time.Second); url == ""; time.Sleep(10 * time.Millisecond) {
+		if _, rest, ok := strings.Cut(stderr.String(), "Receiving new-plant events at "); ok {
+			url, _, _ = strings.Cut(rest, " ")
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("webhooks listen did not start: %s", stderr.String())
+		}
+	}
+	s := startService(t, storeURLs()["sqlite"](t), webhookEnv(file, url))
+	s.create(t, `{"id":7,"name":"Monstera deliciosa","tag":"aroid"}`).expect(t, 200, "")
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(stdout.String(), "\n"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("webhooks listen printed no event")
+		}
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(stdout.String()), &got); err != nil {
+		t.Fatalf("not one JSON line: %q: %v", stdout.String(), err)
+	}
+	if got["id"] != 7.0 || got["name"] != "Monstera deliciosa" || got["tag"] != "aroid" || !strings.HasPrefix(fmt.Sprint(got["webhook_id"]), "msg_") {
+		t.Errorf("printed %v", got)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("webhooks listen ended with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("webhooks listen did not stop with its context")
+	}
+}
+
+func noEnv(string) (string, bool) { return "", false }
