@@ -22,7 +22,7 @@ import (
 // webhookSettings are the new-plant webhook's. Without receivers and a
 // secret no event is kept or sent.
 type webhookSettings struct {
-	URLs        receiverURLs   `flag:"webhook-urls" help:"receivers of new-plant events: http:// or https:// URLs, comma-separated"`
+	URLs        receiverURLs   `flag:"webhook-urls" secret:"urls" help:"receivers of new-plant events: http:// or https:// URLs, comma-separated"`
 	SecretFile  string         `flag:"webhook-secret-file" help:"file with the Standard Webhooks signing secret, whsec_ and base64"`
 	MaxAge      time.Duration  `flag:"webhook-max-age" default:"72h" help:"age at which an undelivered event is marked failed, kept and logged"`
 	Timeout     time.Duration  `flag:"webhook-timeout" default:"10s" help:"longest a receiver may take to answer one attempt"`

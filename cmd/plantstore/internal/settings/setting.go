@@ -56,8 +56,36 @@ func (st *Setting) Masked(value string) string {
 		if !strings.Contains(value, "password=") {
 			return value
 		}
+	case st.secret == "urls":
+		return maskedURLList(value)
 	}
 	return "(masked)"
+}
+
+// maskedURLList is a comma-separated list of URLs with each one's password
+// and every query value hidden: a receiver's URL often carries its access
+// token in the query.
+func maskedURLList(value string) string {
+	list := strings.Split(value, ",")
+	for i, item := range list {
+		if strings.TrimSpace(item) == "" {
+			continue
+		}
+		u, err := url.Parse(strings.TrimSpace(item))
+		if err != nil || u.Scheme == "" {
+			list[i] = "(masked)"
+			continue
+		}
+		if u.RawQuery != "" {
+			q := u.Query()
+			for name := range q {
+				q.Set(name, "xxxxx")
+			}
+			u.RawQuery = q.Encode()
+		}
+		list[i] = u.Redacted()
+	}
+	return strings.Join(list, ",")
 }
 
 // secretParameters are the query parameters of a database URL that carry a

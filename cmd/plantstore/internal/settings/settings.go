@@ -11,8 +11,9 @@
 //
 // Its variable is the Set's prefix and the flag in capitals, - becoming _
 // (PLANTSTORE_ADDR). Other tags: default (parsed like any value; absent
-// means none), secret ("url": mask a URL's password; "true": mask the whole
-// value), empty:"off" (a variable set to "" sets the empty value, turning a
+// means none), secret ("url": mask a URL's password; "urls": mask the password and
+// the query values of each URL of a comma-separated list; "true": mask the
+// whole value), empty:"off" (a variable set to "" sets the empty value, turning a
 // check off, where for other settings it counts as unset), and
 // check:"positive" or check:"nonnegative" for numbers and durations.
 // Fields are strings, bools, ints, durations, comma-separated []string, or

@@ -37,7 +37,7 @@ type store struct {
 
 type other struct {
 	Scope string   `flag:"scope" default:"plants:write" empty:"off" help:"scope"`
-	Hooks []string `flag:"hook-urls" help:"receivers"`
+	Hooks []string `flag:"hook-urls" secret:"urls" help:"receivers"`
 	Dev   bool     `flag:"dev" default:"false" help:"development"`
 	Level level    `flag:"level" default:"low" help:"level"`
 	Name  string   `flag:"name" help:"a name"`
@@ -131,6 +131,24 @@ func TestTheStartUpLineMasksPasswords(t *testing.T) {
 			t.Errorf("%s logged as %v", url, attrs[:2])
 		}
 	}
+}
+
+func TestTheStartUpLineMasksReceiverCredentials(t *testing.T) {
+	_, _, set, err := load(t, map[string]string{"PS_HOOK_URLS": "https://hooks.example/in?token=s3cret&v=2,http://u:pw@127.0.0.1:8090/,https://plain.example/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	attrs := set.LogAttrs()
+	want := "https://hooks.example/in?token=xxxxx&v=xxxxx,http://u:xxxxx@127.0.0.1:8090/,https://plain.example/x"
+	for i := 0; i+1 < len(attrs); i += 2 {
+		if attrs[i] == "PS_HOOK_URLS" {
+			if attrs[i+1] != want {
+				t.Errorf("receivers logged as %v; want %s", attrs[i+1], want)
+			}
+			return
+		}
+	}
+	t.Fatalf("no PS_HOOK_URLS in %v", attrs)
 }
 
 func TestLookupParsesAValueWithoutKeepingIt(t *testing.T) {
