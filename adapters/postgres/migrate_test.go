@@ -2,10 +2,12 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
 	"github.com/plantstore/plantstore/domain"
@@ -152,4 +154,60 @@ func TestListQueriesUseTheirIndex(t *testing.T) {
 			t.Errorf("%s:\n%s\nwant %s and no sort", query, text, want)
 		}
 	}
+}
+
+// A claim reads a receiver's due events through webhook_events_url_due and
+// its packed rows through their (url, id) primary key, in the plan PostgreSQL makes
+// for the statement's parameters and in the generic plan it keeps for a
+// prepared statement, so that claims cost the same however large the
+// outbox grows.
+func TestClaimsUseTheOutboxIndexes(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := context.Background()
+	conn, err := s.db.Connx(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// The outbox's own sessions run so (outboxDB).
+	if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	args := []any{now, now.Add(time.Minute), "claim-1", "http://receiver.test/"}
+	for _, mode := range []string{"auto", "force_generic_plan"} {
+		if _, err := conn.ExecContext(ctx, "SET plan_cache_mode = "+mode); err != nil {
+			t.Fatal(err)
+		}
+		for query, want := range map[string][]string{
+			fmt.Sprintf(claimEvents, 16):  {"webhook_events_url_due", "webhook_event_batches_pkey"},
+			fmt.Sprintf(unpackEvents, 16): {"webhook_event_batches_pkey"},
+		} {
+			var plan []string
+			if err := conn.SelectContext(ctx, &plan, "EXPLAIN (COSTS OFF) "+query, args...); err != nil {
+				t.Fatal(err)
+			}
+			text := strings.Join(plan, "\n")
+			for _, index := range want {
+				if !scansByURL(plan, index) {
+					t.Errorf("%s plan of%s\n%s\nwant a scan of %s by url", mode, query, text, index)
+				}
+			}
+			if strings.Contains(text, "Seq Scan") {
+				t.Errorf("%s plan of%s\n%s\nwant no sequential scan", mode, query, text)
+			}
+		}
+	}
+}
+
+// scansByURL reports whether plan scans index with the receiver's URL as
+// its condition, not merely reading it in another order.
+func scansByURL(plan []string, index string) bool {
+	for i, line := range plan {
+		if strings.Contains(line, "Index Scan") && strings.Contains(line, " "+index) &&
+			i+1 < len(plan) && strings.Contains(plan[i+1], "Index Cond: ") && strings.Contains(plan[i+1], "(url = ") {
+			return true
+		}
+	}
+	return false
 }
