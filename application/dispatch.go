@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"math/rand/v2"
+	"net/url"
 	"sync"
 	"time"
 )
@@ -167,7 +168,7 @@ func (d *Dispatcher) deliver(ctx, attempts context.Context, url string, committe
 			claimed, claimedAt = time.Now(), d.clock.Now()
 			events, err := d.source.ClaimDue(ctx, url, claimedAt, d.cfg.Lease, free)
 			if err != nil && ctx.Err() == nil {
-				d.log.Warn("webhook events could not be claimed", "url", url, "error", err.Error())
+				d.log.Warn("webhook events could not be claimed", "url", loggedURL(url), "error", err.Error())
 			}
 			for _, e := range events {
 				slots <- struct{}{}
@@ -234,7 +235,7 @@ func (d *Dispatcher) attempt(ctx context.Context, e Event) Settlement {
 	if s.RetryAt.Sub(e.RetryFrom) > d.cfg.MaxAge {
 		s.Failed = true
 		d.observer.GaveUp()
-		d.log.Error("webhook event failed: no delivery within its maximum age", "event", e.ID, "url", e.URL,
+		d.log.Error("webhook event failed: no delivery within its maximum age", "event", e.ID, "url", loggedURL(e.URL),
 			"plant", int64(e.Plant.ID()), "attempts", e.Attempts+1, "error", s.Error)
 	}
 	return s
@@ -253,4 +254,15 @@ func (d *Dispatcher) backoff(n int) time.Duration {
 	}
 	wait = min(wait, d.cfg.RetryMax)
 	return wait/2 + rand.N(wait/2+1)
+}
+
+// loggedURL is a receiver's URL as log lines show it: without its query or
+// user information, where receivers often take their access token.
+func loggedURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User, u.RawQuery, u.ForceQuery = nil, "", false
+	return u.String()
 }

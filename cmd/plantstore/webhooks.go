@@ -82,7 +82,8 @@ func (r *receiverURLs) UnmarshalText(b []byte) error {
 		}
 		// A URL is a receiver's identity: its events, claims and slots.
 		if slices.Contains(urls, raw) {
-			return fmt.Errorf("lists %s twice", raw)
+			u.RawQuery = "" // where receivers often take their token
+			return fmt.Errorf("lists %s twice", u)
 		}
 		urls = append(urls, raw)
 	}

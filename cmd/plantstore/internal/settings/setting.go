@@ -63,8 +63,8 @@ func (st *Setting) Masked(value string) string {
 }
 
 // maskedURLList is a comma-separated list of URLs with each one's password
-// and every query value hidden: a receiver's URL often carries its access
-// token in the query.
+// and its whole query hidden: a receiver's URL often carries its access
+// token in the query. A token in the path stays visible.
 func maskedURLList(value string) string {
 	list := strings.Split(value, ",")
 	for i, item := range list {
@@ -77,11 +77,7 @@ func maskedURLList(value string) string {
 			continue
 		}
 		if u.RawQuery != "" {
-			q := u.Query()
-			for name := range q {
-				q.Set(name, "xxxxx")
-			}
-			u.RawQuery = q.Encode()
+			u.RawQuery = "xxxxx"
 		}
 		list[i] = u.Redacted()
 	}

@@ -128,14 +128,27 @@ func (s *Set) Parse(command string, args []string, getenv func(string) (string, 
 	if own != nil {
 		own(fs)
 	}
+	// A refused secret's value is named masked, not as the flag package
+	// would quote it.
+	var refused error
 	for _, st := range s.fields {
+		set := func(value string) error {
+			err := st.set(value)
+			if err != nil && st.secret != "" {
+				refused = fmt.Errorf("invalid value %q for flag -%s: %w", st.Masked(value), st.Flag, err)
+			}
+			return err
+		}
 		if st.value.Kind() == reflect.Bool {
-			fs.BoolFunc(st.Flag, st.Help, st.set) // works without a value, as --dev
+			fs.BoolFunc(st.Flag, st.Help, set) // works without a value, as --dev
 		} else {
-			fs.Func(st.Flag, st.Help, st.set)
+			fs.Func(st.Flag, st.Help, set)
 		}
 	}
 	if err := fs.Parse(args); err != nil {
+		if refused != nil {
+			return nil, refused
+		}
 		if errors.Is(err, flag.ErrHelp) {
 			if own != nil {
 				fmt.Fprintf(usage, "Flags of plantstore %s:\n", command)

@@ -83,6 +83,7 @@ func TestABadValueIsOneLineNamingTheSetting(t *testing.T) {
 		{map[string]string{"PS_HOOK_URLS": "http://a,,http://b"}, nil, `PS_HOOK_URLS="http://a,,http://b": must be a comma-separated list without empty items`},
 		{map[string]string{"PS_DEV": "yes please"}, nil, `PS_DEV="yes please": must be true or false`},
 		{map[string]string{"PS_DATABASE_URL": "postgres://u:hunter2@db/x?x=%zz"}, []string{"--max-conns", "x"}, `invalid value "x" for flag -max-conns: must be a positive whole number`},
+		{nil, []string{"--hook-urls", "http://a?token=s3cret,,http://b"}, `invalid value "http://a?xxxxx,,http://b" for flag -hook-urls: must be a comma-separated list without empty items`},
 		{nil, []string{"--nope"}, "flag provided but not defined: -nope"},
 		{nil, []string{"extra"}, `unexpected argument "extra"`},
 	} {
@@ -134,12 +135,12 @@ func TestTheStartUpLineMasksPasswords(t *testing.T) {
 }
 
 func TestTheStartUpLineMasksReceiverCredentials(t *testing.T) {
-	_, _, set, err := load(t, map[string]string{"PS_HOOK_URLS": "https://hooks.example/in?token=s3cret&v=2,http://u:pw@127.0.0.1:8090/,https://plain.example/x"})
+	_, _, set, err := load(t, map[string]string{"PS_HOOK_URLS": "https://hooks.example/in?token=s3cret&v=2,http://u:pw@127.0.0.1:8090/?S3CRET,https://plain.example/x"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	attrs := set.LogAttrs()
-	want := "https://hooks.example/in?token=xxxxx&v=xxxxx,http://u:xxxxx@127.0.0.1:8090/,https://plain.example/x"
+	want := "https://hooks.example/in?xxxxx,http://u:xxxxx@127.0.0.1:8090/?xxxxx,https://plain.example/x"
 	for i := 0; i+1 < len(attrs); i += 2 {
 		if attrs[i] == "PS_HOOK_URLS" {
 			if attrs[i+1] != want {
