@@ -120,7 +120,21 @@ func TestTwoReplicasShareTheDeliveries(t *testing.T) {
 	if repeated := waitDelivered(t, r, acked, 30*time.Second); repeated != 0 {
 		t.Errorf("%d events delivered more than once by two replicas in normal operation", repeated)
 	}
-	t.Logf("%d plants announced once each by two replicas", len(acked))
+	// Both took part.
+	var byReplica []float64
+	for _, p := range []*process{a, b} {
+		resp, err := http.Get(p.admin + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		byReplica = append(byReplica, metricValue(t, string(body), `plantstore_webhook_attempts_total{outcome="delivered"}`))
+	}
+	if byReplica[0] == 0 || byReplica[1] == 0 {
+		t.Errorf("deliveries by replica: %v; want both to share them", byReplica)
+	}
+	t.Logf("%d plants announced once each by two replicas (%v each)", len(acked), byReplica)
 }
 
 // A replica killed while its attempts hang leaves its claims behind; once
