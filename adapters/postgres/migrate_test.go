@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
 	"github.com/plantstore/plantstore/domain"
 )
@@ -124,18 +126,8 @@ func TestMigrateRefusesANonUTF8Database(t *testing.T) {
 // The queries of a page are range scans of an index in id order, with no
 // sort: the primary key without a tag, plants_tag_id with one.
 func TestListQueriesUseTheirIndex(t *testing.T) {
-	s, _ := newStore(t)
 	ctx := context.Background()
-	conn, err := s.db.Connx(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	// On a table this small a sequential scan would win; the question is
-	// whether an index can serve the query at all.
-	if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
-		t.Fatal(err)
-	}
+	conn := planningConn(t)
 	for query, args := range map[string][]any{
 		listPages:       {"{0,5}", "{10,10}"},
 		listTaggedPages: {"{0,5}", "{10,10}", `{"fern","moss"}`},
@@ -161,17 +153,8 @@ func TestListQueriesUseTheirIndex(t *testing.T) {
 // it may keep for a prepared statement, so that claims cost the same
 // however large the outbox grows.
 func TestClaimsUseTheOutboxIndexes(t *testing.T) {
-	s, _ := newStore(t)
 	ctx := context.Background()
-	conn, err := s.db.Connx(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	// The outbox's own sessions run so (outboxDB).
-	if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
-		t.Fatal(err)
-	}
+	conn := planningConn(t) // the outbox's own sessions run so too (outboxDB)
 	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
 		if _, err := conn.ExecContext(ctx, "SET plan_cache_mode = "+mode); err != nil {
 			t.Fatal(err)
@@ -219,4 +202,22 @@ func scansByURL(plan []string, index string) bool {
 		}
 	}
 	return false
+}
+
+// planningConn is a connection to a fresh store's database that avoids
+// sequential scans: on tables this small one would win, and the question a
+// plan test asks is whether an index can serve the query at all.
+func planningConn(t *testing.T) *sqlx.Conn {
+	t.Helper()
+	s, _ := newStore(t)
+	ctx := context.Background()
+	conn, err := s.db.Connx(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }
