@@ -25,26 +25,45 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err := s.checkEncoding(ctx); err != nil {
 		return err
 	}
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		return fmt.Errorf("store: migrations: %w", err)
-	}
 	locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, migrationLockRetries))
 	if err != nil {
 		return fmt.Errorf("store: migration lock: %w", err)
 	}
-	provider, err := goose.NewProvider(goose.DialectPostgres, s.db.DB, sub,
-		goose.WithSessionLocker(locker),
-		goose.WithDisableGlobalRegistry(true),
-		goose.WithSlog(s.log),
-	)
+	provider, err := s.migrations(goose.WithSessionLocker(locker))
 	if err != nil {
-		return fmt.Errorf("store: migrations: %w", err)
+		return err
 	}
 	if _, err := provider.Up(ctx); err != nil {
 		return s.fail("migrate", err)
 	}
 	return nil
+}
+
+// SchemaBehind reports whether this build knows migrations the database has
+// not applied.
+func (s *Store) SchemaBehind(ctx context.Context) (bool, error) {
+	provider, err := s.migrations()
+	if err != nil {
+		return false, err
+	}
+	pending, err := provider.HasPending(ctx)
+	if err != nil {
+		return false, s.fail("migrate", err)
+	}
+	return pending, nil
+}
+
+func (s *Store) migrations(opts ...goose.ProviderOption) (*goose.Provider, error) {
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		return nil, fmt.Errorf("store: migrations: %w", err)
+	}
+	opts = append(opts, goose.WithDisableGlobalRegistry(true), goose.WithSlog(s.log))
+	provider, err := goose.NewProvider(goose.DialectPostgres, s.db.DB, sub, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("store: migrations: %w", err)
+	}
+	return provider, nil
 }
 
 // checkEncoding refuses a database whose encoding is not UTF-8: there

@@ -27,9 +27,9 @@ var apiModule = fx.Module("httpapi",
 	),
 	// The clients' demand, which the webhook's deliveries give way to.
 	fx.Provide(func(api *httpapi.API) application.Demand { return api }),
-	fx.Invoke(func(lc fx.Lifecycle, s *apiSettings, hs *httpSettings, api *httpapi.API, ls *Listeners, b *bound, d *drain, log *slog.Logger) {
+	fx.Invoke(func(lc fx.Lifecycle, s *apiSettings, hs *httpSettings, grace *gracePeriod, api *httpapi.API, ls *Listeners, b *bound, d *drain, log *slog.Logger) {
 		d.onDrain(api.Drain)
 		srv := newServer(hs, api, log)
-		lc.Append(serverHook("API", string(s.Addr), srv, b, &ls.API, hs.ShutdownTimeout, log))
+		lc.Append(serverHook("API", "PLANTSTORE_ADDR", string(s.Addr), srv, b, &ls.API, grace, log))
 	}),
 )

@@ -16,12 +16,15 @@ func newApp(c *config, logOut io.Writer, extra ...fx.Option) *fx.App {
 	opts := []fx.Option{
 		coreModule(c, logOut),
 		storeModule(c),
+		fx.Invoke(checkSchema),
 		authModule,
 		useCaseModule,
 		// Started before the API so that it stops after it, before the store.
 		webhookModule(c),
-		apiModule,
+		// Bound before the API so that it closes after it: health and
+		// metrics answer while the API drains.
 		adminModule,
+		apiModule,
 		// Last: the listeners serve once every part has started.
 		fx.Invoke(func(lc fx.Lifecycle, b *bound) { lc.Append(fx.StartHook(b.serveAll)) }),
 		fx.WithLogger(func(log *slog.Logger) fxevent.Logger {

@@ -32,6 +32,7 @@ func coreModule(c *config, logOut io.Writer) fx.Option {
 			func() *Listeners { return &Listeners{} },
 			func() *drain { return &drain{} },
 			func() *bound { return &bound{} },
+			func(s *httpSettings) *gracePeriod { return &gracePeriod{length: s.ShutdownTimeout} },
 		),
 	)
 }

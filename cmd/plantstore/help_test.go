@@ -36,3 +36,31 @@ func TestServeHelpListsEverySettingOfTheContract(t *testing.T) {
 		}
 	}
 }
+
+// Every command answers --help with its usage on stdout and status 0, and a
+// flag it does not know with one line on stderr and status 1.
+func TestEveryCommandsHelpGoesToStdout(t *testing.T) {
+	for _, command := range [][]string{
+		{"serve"}, {"migrate"}, {"token"}, {"webhooks"}, {"webhooks", "list"}, {"webhooks", "redeliver"}, {"webhooks", "listen"},
+	} {
+		name := strings.Join(command, " ")
+		t.Run(name, func(t *testing.T) {
+			var out, errs strings.Builder
+			if code := run(t.Context(), append(command, "--help"), noEnv, &out, &errs); code != 0 || errs.Len() > 0 {
+				t.Errorf("%s --help: status %d, stderr %q; want 0 and nothing", name, code, errs.String())
+			}
+			if o := out.String(); !strings.Contains(o, "Usage:") || !strings.Contains(o, "plantstore "+name) {
+				t.Errorf("%s --help printed %q; want its usage", name, out.String())
+			}
+			if name == "webhooks" {
+				return // its subcommands take the flags
+			}
+			out.Reset()
+			errs.Reset()
+			code := run(t.Context(), append(command, "--no-such-flag"), noEnv, &out, &errs)
+			if code != 1 || out.Len() > 0 || strings.Count(errs.String(), "\n") != 1 || !strings.Contains(errs.String(), "no-such-flag") {
+				t.Errorf("%s --no-such-flag: status %d, stdout %q, stderr %q; want 1 and one line naming the flag", name, code, out.String(), errs.String())
+			}
+		})
+	}
+}

@@ -29,11 +29,14 @@ const devWebhookSecretPath = ".dev/webhook-secret"
 func listen(ctx context.Context, args []string, getenv func(string) (string, bool), stdout, stderr io.Writer) error {
 	env := func(name string) string { v, _ := getenv(name); return v }
 	fs := flag.NewFlagSet("webhooks listen", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8090", "address to listen on")
 	secretFile := fs.String("secret-file", env("PLANTSTORE_WEBHOOK_SECRET_FILE"), "file with the whsec_ signing secret (PLANTSTORE_WEBHOOK_SECRET_FILE)")
-	dev := fs.Bool("dev", false, "use (and create) the development secret that `serve --dev` signs with")
-	if err := fs.Parse(args); err != nil {
+	dev := fs.Bool("dev", false, "use (and create) the development secret "+devWebhookSecretPath)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: plantstore webhooks listen [flags]\n\nReceives new-plant events for development: verifies each and prints it as one JSON line.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if *dev && *secretFile == "" {

@@ -82,3 +82,16 @@ func buildVersion() string {
 	}
 	return "(devel)"
 }
+
+// parseFlags parses a command's own flags: --help prints the usage on
+// stdout, as every command's does, and a bad flag is returned as one line,
+// printed by run.
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(stdout)
+		fs.Usage()
+	}
+	return err
+}

@@ -19,14 +19,6 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		return err
 	}
 	gcPercent, memLimit := setGCPercent(getenv), setMemoryLimit(getenv)
-	// In development mode, receivers without a signing secret get the one
-	// `webhooks listen --dev` verifies with.
-	if cfg.Core.Dev && len(cfg.Webhook.URLs) > 0 && cfg.Webhook.SecretFile == "" {
-		if err := ensureDevWebhookSecret(); err != nil {
-			return fmt.Errorf("development webhook secret: %w", err)
-		}
-		cfg.Webhook.SecretFile = devWebhookSecretPath
-	}
 	if _, err := cfg.Webhook.enabled(); err != nil {
 		return err
 	}

@@ -55,6 +55,23 @@ func (d *drain) begin() {
 	}
 }
 
+// gracePeriod is the one grace period of a stop. It begins when the first
+// part stops, and every part that waits for work in flight (each listener's
+// requests, the webhook's attempts) waits until the same end, whatever order
+// the parts stop in: a stop takes the grace period once, not once per part.
+type gracePeriod struct {
+	length time.Duration
+	once   sync.Once
+	end    time.Time
+}
+
+// within returns ctx bounded by the end of the grace period, which begins
+// at the first call.
+func (g *gracePeriod) within(ctx context.Context) (context.Context, context.CancelFunc) {
+	g.once.Do(func() { g.end = time.Now().Add(g.length) })
+	return context.WithDeadline(ctx, g.end)
+}
+
 // Listeners records the addresses the service listens on, once started.
 type Listeners struct {
 	API, Admin net.Addr
@@ -96,13 +113,13 @@ func newServer(s *httpSettings, h http.Handler, log *slog.Logger) *http.Server {
 // serving to b; on stop it shuts down gracefully: no new connections,
 // in-flight requests finish within the grace period, after which the
 // remaining connections are closed.
-func serverHook(name, addr string, srv *http.Server, b *bound, at *net.Addr, grace time.Duration, log *slog.Logger) fx.Hook {
+func serverHook(name, setting, addr string, srv *http.Server, b *bound, at *net.Addr, grace *gracePeriod, log *slog.Logger) fx.Hook {
 	var ln net.Listener
 	return fx.Hook{
 		OnStart: func(context.Context) error {
 			var err error
 			if ln, err = net.Listen("tcp", addr); err != nil {
-				return fmt.Errorf("%s listener on %s: %w", name, addr, errors.Unwrap(err))
+				return fmt.Errorf("%s: the %s listener cannot listen on %s: %w", setting, name, addr, errors.Unwrap(err))
 			}
 			*at = ln.Addr()
 			b.serve = append(b.serve, func() {
@@ -116,7 +133,7 @@ func serverHook(name, addr string, srv *http.Server, b *bound, at *net.Addr, gra
 			return nil
 		},
 		OnStop: func(ctx context.Context) error {
-			ctx, cancel := context.WithTimeout(ctx, grace)
+			ctx, cancel := grace.within(ctx)
 			defer cancel()
 			// A listener that never served (start-up failed later) is
 			// closed here; Shutdown closes those it served on.

@@ -1,7 +1,14 @@
 package main
 
 import (
+	"bufio"
+	"fmt"
+	"io"
 	"maps"
+	"net"
+	"net/http"
+	"net/url"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -51,4 +58,72 @@ func TestSIGTERMDrainsAcceptedCreates(t *testing.T) {
 		checkAcknowledged(t, c, report.acked)
 		checkRetries(t, c, append(report.refused, report.unanswered...))
 	})
+}
+
+// While the API drains, the admin listener still answers: readiness says
+// 503 and metrics can be scraped until the last API request is answered.
+func TestTheAdminListenerAnswersWhileTheAPIDrains(t *testing.T) {
+	p := startProcess(t, "sqlite:"+filepath.Join(t.TempDir(), "plants.db"),
+		map[string]string{"PLANTSTORE_SHUTDOWN_TIMEOUT": shutdownGrace.String()})
+	c := newCreator(t, p, 1)
+	u, err := url.Parse(p.api)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A create whose body is still on its way holds the API's drain open.
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"id": 1, "name": "Fern"}`
+	if _, err := fmt.Fprintf(conn, "POST /plants HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"+
+		"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", u.Host, c.token, len(body), body[:10]); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // the request is being read
+	p.signal(t, syscall.SIGTERM)
+	admin := newLoadClient(1)
+	defer admin.CloseIdleConnections()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		resp, err := admin.Get(p.admin + "/readyz")
+		if err != nil {
+			t.Fatalf("readiness while the API drains: %v; want 503", err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("readiness answered %d after SIGTERM; want 503", resp.StatusCode)
+		}
+	}
+	resp, err := admin.Get(p.admin + "/metrics")
+	if err != nil {
+		t.Fatalf("metrics while the API drains: %v", err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("metrics while the API drains: %d", resp.StatusCode)
+	}
+	select {
+	case <-p.exited:
+		t.Fatal("the service exited with a request in flight")
+	default:
+	}
+	if _, err := io.WriteString(conn, body[10:]); err != nil {
+		t.Fatal(err)
+	}
+	created, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("the create in flight at SIGTERM got no answer: %v", err)
+	}
+	_ = created.Body.Close()
+	if created.StatusCode != http.StatusOK {
+		t.Fatalf("the create in flight at SIGTERM: %d", created.StatusCode)
+	}
+	if state := p.waitExit(t, shutdownGrace); state.ExitCode() != 0 {
+		t.Fatalf("exit %v", state)
+	}
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"net"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,27 +58,58 @@ func TestUnusableSettingsStopStartUpNamingTheSetting(t *testing.T) {
 	}
 }
 
-// Both listeners bind before either serves: when the admin address is
-// taken, start-up fails and the API never answered anything.
-func TestATakenAdminAddressStopsStartUpBeforeTheAPIServes(t *testing.T) {
-	taken, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+// Both listeners bind before either serves: when an address is taken,
+// start-up fails with one line naming the setting, and no listener answered
+// anything.
+func TestATakenAddressStopsStartUpBeforeAnyListenerServes(t *testing.T) {
+	for _, setting := range []string{"PLANTSTORE_ADDR", "PLANTSTORE_ADMIN_ADDR"} {
+		t.Run(setting, func(t *testing.T) {
+			taken, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer taken.Close()
+			p := launch(t, map[string]string{
+				"PLANTSTORE_DATABASE_URL":     "sqlite:" + filepath.Join(t.TempDir(), "plants.db"),
+				setting:                       taken.Addr().String(),
+				"PLANTSTORE_SHUTDOWN_DELAY":   "0s",
+				"PLANTSTORE_SHUTDOWN_TIMEOUT": "1s",
+			})
+			if state := p.waitExit(t, time.Minute); state.ExitCode() == 0 {
+				t.Fatalf("serve started on a taken %s", setting)
+			}
+			msg := p.stderr.String()
+			if !strings.HasPrefix(msg, "plantstore: "+setting+": ") || !strings.Contains(msg, taken.Addr().String()) ||
+				strings.Count(msg, "\n") != 1 {
+				t.Errorf("stderr = %q; want one line naming %s and the address", msg, setting)
+			}
+			if out := p.stdout.String(); strings.Contains(out, `"msg":"listening"`) {
+				t.Errorf("a listener served before start-up failed:\n%s", out)
+			}
+		})
 	}
-	defer taken.Close()
-	p := launch(t, map[string]string{
-		"PLANTSTORE_DATABASE_URL":     "sqlite:" + filepath.Join(t.TempDir(), "plants.db"),
-		"PLANTSTORE_ADMIN_ADDR":       taken.Addr().String(),
-		"PLANTSTORE_SHUTDOWN_DELAY":   "0s",
-		"PLANTSTORE_SHUTDOWN_TIMEOUT": "1s",
+}
+
+// With migrations turned off, serve refuses a store whose schema is behind,
+// naming the setting, and serves once `plantstore migrate` has run.
+func TestServeWithoutMigratingNeedsAnUpToDateSchema(t *testing.T) {
+	forEachStore(t, func(t *testing.T, db string) {
+		env := map[string]string{"PLANTSTORE_DATABASE_URL": db, "PLANTSTORE_MIGRATE": "false"}
+		p := launch(t, env)
+		if state := p.waitExit(t, time.Minute); state.ExitCode() == 0 {
+			t.Fatal("serve started on a store without its schema")
+		}
+		if msg := p.stderr.String(); strings.Count(msg, "\n") != 1 || !strings.HasPrefix(msg, "plantstore: PLANTSTORE_MIGRATE: ") {
+			t.Errorf("stderr = %q; want one line naming PLANTSTORE_MIGRATE", msg)
+		}
+		cmd := exec.Command(buildBinary(t), "migrate")
+		cmd.Env = append(os.Environ(), "PLANTSTORE_DATABASE_URL="+db)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("plantstore migrate: %v\n%s", err, out)
+		}
+		c := newCreator(t, startProcess(t, db, env), 1)
+		if res := c.post(plantFor(1), ""); res.status != 200 {
+			t.Fatalf("create after migrate: %d %s", res.status, res.body)
+		}
 	})
-	if state := p.waitExit(t, time.Minute); state.ExitCode() == 0 {
-		t.Fatal("serve started on a taken admin address")
-	}
-	if msg := p.stderr.String(); !strings.Contains(msg, "admin listener on "+taken.Addr().String()) {
-		t.Errorf("stderr = %q; want the admin listener and its address", msg)
-	}
-	if out := p.stdout.String(); strings.Contains(out, `"msg":"listening"`) {
-		t.Errorf("a listener served before start-up failed:\n%s", out)
-	}
 }

@@ -57,6 +57,24 @@ func (u databaseURL) sqlitePath() string {
 // migrator applies a store's schema migrations.
 type migrator interface {
 	Migrate(ctx context.Context) error
+	// SchemaBehind reports whether migrations are left to apply.
+	SchemaBehind(ctx context.Context) (bool, error)
+}
+
+// checkSchema refuses to serve a store whose schema is behind this build
+// when serve does not migrate it: every request would fail.
+func checkSchema(m migrator, s *storeSettings) error {
+	if s.Migrate {
+		return nil
+	}
+	behind, err := m.SchemaBehind(context.Background())
+	if err != nil {
+		return err
+	}
+	if behind {
+		return errors.New("PLANTSTORE_MIGRATE: false, and the store's schema is behind this build: run `plantstore migrate` first, or let serve migrate")
+	}
+	return nil
 }
 
 // storeModule picks the store adapter from the database URL's scheme.

@@ -17,9 +17,8 @@ import (
 func token(args []string, getenv func(string) (string, bool), stdout, stderr io.Writer) error {
 	env := func(name string) string { v, _ := getenv(name); return v }
 	fs := flag.NewFlagSet("token", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	secretFile := fs.String("jwt-secret-file", env("PLANTSTORE_JWT_SECRET_FILE"), "file holding the HS256 secret (PLANTSTORE_JWT_SECRET_FILE)")
-	dev := fs.Bool("dev", false, "sign with the local development secret that `serve --dev` uses")
+	dev := fs.Bool("dev", false, "sign with the local development secret that serve --dev uses")
 	subject := fs.String("subject", "dev", "the token's sub claim, recorded as the creator of plants")
 	scope := fs.String("scope", defaultScope(env), "space-separated scopes granted by the token")
 	ttl := fs.Duration("ttl", time.Hour, "how long the token is valid")
@@ -29,7 +28,7 @@ func token(args []string, getenv func(string) (string, bool), stdout, stderr io.
 		fmt.Fprint(fs.Output(), "Usage: plantstore token [flags]\n\nMints an HS256 token for development and tests.\n\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if *dev && *secretFile == "" {

@@ -242,3 +242,40 @@ func TestSIGTERMMidDeliveryLosesNothing(t *testing.T) {
 		t.Logf("%d of %d delivered before SIGTERM", len(got), len(acked))
 	})
 }
+
+// SIGTERM stops dispatching within the grace period, however long a
+// receiver may take to answer: attempts still hanging at its end are cut
+// short, the service exits 0, and the events are delivered after the
+// restart.
+func TestSIGTERMCutsHangingAttemptsAtTheEndOfTheGracePeriod(t *testing.T) {
+	forEachStore(t, func(t *testing.T, db string) {
+		file, secret := newSecretFile(t)
+		r, hanging, release := newHoldingReceiver(t, secret)
+		env := webhookEnv(file, r.srv.URL)
+		maps.Copy(env, map[string]string{"PLANTSTORE_WEBHOOK_TIMEOUT": "60s", "PLANTSTORE_SHUTDOWN_TIMEOUT": "1s"})
+		p := startProcess(t, db, env)
+		c := newCreator(t, p, 1)
+		acked := []int64{1, 2, 3}
+		for _, id := range acked {
+			if res := c.post(plantFor(id), ""); res.status != 200 {
+				t.Fatalf("create %d: %d", id, res.status)
+			}
+		}
+		for deadline := time.Now().Add(10 * time.Second); hanging() < len(acked); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d attempts hang; want %d", hanging(), len(acked))
+			}
+		}
+		p.signal(t, syscall.SIGTERM)
+		// The attempts would run for a minute; the grace period is a second.
+		if state := p.waitExit(t, 8*time.Second); state.ExitCode() != 0 {
+			t.Fatalf("exit %v\n%s", state, p.output())
+		}
+		if got, _ := plantsDelivered(t, r); len(got) != 0 {
+			t.Fatalf("%d events delivered while the receiver held every attempt", len(got))
+		}
+		release()
+		startProcess(t, db, env)
+		waitDelivered(t, r, acked, 30*time.Second)
+	})
+}

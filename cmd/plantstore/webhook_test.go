@@ -370,11 +370,12 @@ func downUntilUp(down, up int) (answer func(int) int, bringUp func()) {
 }
 
 // One of the two webhook settings without the other stops start-up with one
-// line naming both, in development mode too when the secret is the one given.
+// line naming both, in development mode too: it makes up no signing secret.
 func TestHalfAWebhookConfigurationStopsStartUp(t *testing.T) {
 	secret, _ := newSecretFile(t)
 	for name, env := range map[string]map[string]string{
 		"urls alone":       {"PLANTSTORE_WEBHOOK_URLS": "http://127.0.0.1:1/hook"},
+		"urls alone dev":   {"PLANTSTORE_WEBHOOK_URLS": "http://127.0.0.1:1/hook", "PLANTSTORE_DEV": "true"},
 		"secret alone":     {"PLANTSTORE_WEBHOOK_SECRET_FILE": secret},
 		"secret alone dev": {"PLANTSTORE_WEBHOOK_SECRET_FILE": secret, "PLANTSTORE_DEV": "true"},
 	} {

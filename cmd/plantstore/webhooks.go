@@ -116,9 +116,9 @@ func newWebhookSender(s *webhookSettings, log *slog.Logger) (*webhook.Sender, er
 }
 
 // runDispatcher starts the dispatcher with the service and stops it within
-// the grace period: attempts still running then are cut short and retried
-// after the next start.
-func runDispatcher(lc fx.Lifecycle, s *webhookSettings, source application.EventSource, stats webhook.OutboxStats,
+// the grace period, which the API's drain may have used part of: attempts
+// still running at its end are cut short and retried after the next start.
+func runDispatcher(lc fx.Lifecycle, s *webhookSettings, grace *gracePeriod, source application.EventSource, stats webhook.OutboxStats,
 	sender *webhook.Sender, clients application.Demand, reg prometheus.Registerer, log *slog.Logger) error {
 	metrics, err := webhook.NewMetrics(reg, stats)
 	if err != nil {
@@ -138,11 +138,13 @@ func runDispatcher(lc fx.Lifecycle, s *webhookSettings, source application.Event
 			go func() { defer close(done); d.Run(ctx) }()
 			return nil
 		},
-		OnStop: func(grace context.Context) error {
+		OnStop: func(ctx context.Context) error {
+			ctx, cancel := grace.within(ctx)
+			defer cancel()
 			stop()
 			select {
 			case <-done:
-			case <-grace.Done():
+			case <-ctx.Done():
 				d.Abort()
 				<-done
 			}
