@@ -133,11 +133,15 @@ func quoteSafe(s string) string {
 
 // writeErrorBody writes {"error": code, "message": message}.
 func writeErrorBody(w http.ResponseWriter, status int, code int32, message string) {
+	writeJSON(w, status, errorJSON(code, message))
+}
+
+// errorJSON is {"error": code, "message": message}.
+func errorJSON(code int32, message string) []byte {
 	buf := make([]byte, 0, 64+len(message))
 	buf = append(buf, `{"error":`...)
 	buf = strconv.AppendInt(buf, int64(code), 10)
 	buf = append(buf, `,"message":`...)
 	buf = appendJSONString(buf, message)
-	buf = append(buf, '}')
-	writeJSON(w, status, buf)
+	return append(buf, '}')
 }

@@ -60,6 +60,11 @@ func (m *metrics) observeRequest(route, method string, status int, elapsed time.
 	m.duration.WithLabelValues(labels[:]...).Observe(elapsed.Seconds())
 }
 
+// countRequest counts a request whose duration is not known.
+func (m *metrics) countRequest(route, method string, status int) {
+	m.requests.WithLabelValues(route, methodLabel(method), statusLabel(status)).Inc()
+}
+
 // operation counts one request that reached a use case.
 func (m *metrics) operation(op, outcome string) {
 	m.operations.WithLabelValues(op, outcome).Inc()

@@ -27,7 +27,7 @@ var adminModule = fx.Module("admin",
 	fx.Invoke(func(lc fx.Lifecycle, s *adminSettings, hs *httpSettings, grace *gracePeriod, h *admin.Handler, ls *Listeners, b *bound, d *drain, log *slog.Logger) {
 		d.onDrain(h.Drain)
 		srv := newServer(hs, h, log)
-		hook := serverHook("admin", "PLANTSTORE_ADMIN_ADDR", string(s.Addr), srv, b, &ls.Admin, grace, log)
+		hook := serverHook("admin", "PLANTSTORE_ADMIN_ADDR", string(s.Addr), nil, srv, b, &ls.Admin, grace, log)
 		stop := hook.OnStop
 		hook.OnStop = func(ctx context.Context) error {
 			h.Drain()

@@ -30,6 +30,6 @@ var apiModule = fx.Module("httpapi",
 	fx.Invoke(func(lc fx.Lifecycle, s *apiSettings, hs *httpSettings, grace *gracePeriod, api *httpapi.API, ls *Listeners, b *bound, d *drain, log *slog.Logger) {
 		d.onDrain(api.Drain)
 		srv := newServer(hs, api, log)
-		lc.Append(serverHook("API", "PLANTSTORE_ADDR", string(s.Addr), srv, b, &ls.API, grace, log))
+		lc.Append(serverHook("API", "PLANTSTORE_ADDR", string(s.Addr), api.Listener, srv, b, &ls.API, grace, log))
 	}),
 )

@@ -419,9 +419,8 @@ func (e exchange) expectClosed(t *testing.T) {
 // TestMalformedFramingOverRawConnections sends what a well-behaved client
 // cannot: broken chunked encodings, conflicting lengths, control characters
 // in headers and paths. Framing the service reads itself is answered with
-// an Error body; what net/http refuses before the service sees the request
-// is answered by net/http in plain text (docs/security.md), and in both
-// cases the connection is closed.
+// an Error body, and so is what net/http refuses before the service sees the
+// request (docs/security.md); in both cases the connection is closed.
 func TestMalformedFramingOverRawConnections(t *testing.T) {
 	s := startService(t, storeURLs()["sqlite"](t), nil)
 	good := s.token(t, nil)
@@ -496,35 +495,34 @@ func TestMalformedFramingOverRawConnections(t *testing.T) {
 		}
 	})
 
-	t.Run("refused by net/http before the service", func(t *testing.T) {
-		tests := []struct {
-			name, raw string
-			status    int
-		}{
-			{"conflicting Content-Length", post + "Content-Length: 19\r\nContent-Length: 20\r\n\r\n" + plant, 400},
-			{"negative Content-Length", post + "Content-Length: -1\r\n\r\n" + plant, 400},
-			{"Content-Length not a number", post + "Content-Length: 1e3\r\n\r\n" + plant, 400},
-			{"CR inside X-Request-ID", "GET /nope HTTP/1.1\r\nHost: x\r\nX-Request-ID: a\rb\r\n\r\n", 400},
-			{"NUL inside a header", "GET /nope HTTP/1.1\r\nHost: x\r\nX-Request-ID: a\x00b\r\n\r\n", 400},
-			{"NUL in the path", "GET /a\x00b HTTP/1.1\r\nHost: x\r\n\r\n", 400},
-			{"space in a header name", "GET /nope HTTP/1.1\r\nHost: x\r\nX Bad: 1\r\n\r\n", 400},
-			{"no Host", "GET /nope HTTP/1.1\r\n\r\n", 400},
-			{"two Host headers", "GET /nope HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", 400},
-			{"request line garbage", "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n", 400},
-			{"unknown transfer coding", post + "Transfer-Encoding: gzip\r\n\r\n", 501},
-			{"two transfer codings", post + "Transfer-Encoding: gzip, chunked\r\n\r\n", 501},
-			{"Transfer-Encoding twice", post + "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", 501},
-			{"unknown HTTP version", "GET /nope HTTP/9.9\r\nHost: x\r\n\r\n", 505},
-			{"unknown expectation", post + "Expect: the-unexpected\r\nContent-Length: 19\r\n\r\n" + plant, 417},
+	t.Run("what net/http refuses before the service is answered with an Error body", func(t *testing.T) {
+		tests := []struct{ name, raw, message string }{
+			{"conflicting Content-Length", post + "Content-Length: 19\r\nContent-Length: 20\r\n\r\n" + plant, "request: "},
+			{"negative Content-Length", post + "Content-Length: -1\r\n\r\n" + plant, "request: "},
+			{"Content-Length not a number", post + "Content-Length: 1e3\r\n\r\n" + plant, "request: "},
+			{"CR inside X-Request-ID", "GET /nope HTTP/1.1\r\nHost: x\r\nX-Request-ID: a\rb\r\n\r\n", "request: "},
+			{"NUL inside a header", "GET /nope HTTP/1.1\r\nHost: x\r\nX-Request-ID: a\x00b\r\n\r\n", "request: "},
+			{"NUL in the path", "GET /a\x00b HTTP/1.1\r\nHost: x\r\n\r\n", "request: "},
+			{"bad percent-encoding in the path", "GET /plants/%ZZ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + good + "\r\n\r\n", "request: "},
+			{"space in a header name", "GET /nope HTTP/1.1\r\nHost: x\r\nX Bad: 1\r\n\r\n", "request: "},
+			{"no Host", "GET /nope HTTP/1.1\r\n\r\n", "request: missing required Host header"},
+			{"two Host headers", "GET /nope HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", "request: "},
+			{"request line garbage", "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n", "request: "},
+			{"unknown transfer coding", post + "Transfer-Encoding: gzip\r\n\r\n", "Transfer-Encoding: "},
+			{"two transfer codings", post + "Transfer-Encoding: gzip, chunked\r\n\r\n", "Transfer-Encoding: "},
+			{"Transfer-Encoding twice", post + "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", "Transfer-Encoding: "},
+			{"unknown HTTP version", "GET /nope HTTP/9.9\r\nHost: x\r\n\r\n", "request: HTTP version"},
+			{"unknown expectation", post + "Expect: the-unexpected\r\nContent-Length: 19\r\n\r\n" + plant, "Expect: "},
 		}
 		for _, tt := range tests {
 			e := s.rawExchange(t, tt.raw)
-			if e.resp.StatusCode != tt.status || !e.resp.Close {
-				t.Errorf("%s: got %d (close %v) %q, want %d and the connection closed", tt.name, e.resp.StatusCode, e.resp.Close, e.body, tt.status)
-				continue
+			s.contract.CheckRefused(t, e.resp, e.body)
+			if !strings.Contains(string(e.body), `"message":"`+tt.message) {
+				t.Errorf("%s: got %q, want a message starting %q", tt.name, e.body, tt.message)
 			}
-			if ct := e.resp.Header.Get("Content-Type"); ct != "" && ct != "text/plain; charset=utf-8" {
-				t.Errorf("%s: Content-Type %q", tt.name, ct)
+			id := e.resp.Header.Get("X-Request-ID")
+			if line := accessLine(t, s.logs.String(), id); !strings.Contains(line, `"route":"unparsed"`) || !strings.Contains(line, `"status":400`) {
+				t.Errorf("%s: access line %s", tt.name, line)
 			}
 			e.expectClosed(t)
 		}

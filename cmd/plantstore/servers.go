@@ -113,7 +113,8 @@ func newServer(s *httpSettings, h http.Handler, log *slog.Logger) *http.Server {
 // serving to b; on stop it shuts down gracefully: no new connections,
 // in-flight requests finish within the grace period, after which the
 // remaining connections are closed.
-func serverHook(name, setting, addr string, srv *http.Server, b *bound, at *net.Addr, grace *gracePeriod, log *slog.Logger) fx.Hook {
+// wrap, when not nil, wraps the listener.
+func serverHook(name, setting, addr string, wrap func(net.Listener) net.Listener, srv *http.Server, b *bound, at *net.Addr, grace *gracePeriod, log *slog.Logger) fx.Hook {
 	var ln net.Listener
 	return fx.Hook{
 		OnStart: func(context.Context) error {
@@ -122,6 +123,9 @@ func serverHook(name, setting, addr string, srv *http.Server, b *bound, at *net.
 				return fmt.Errorf("%s: the %s listener cannot listen on %s: %w", setting, name, addr, errors.Unwrap(err))
 			}
 			*at = ln.Addr()
+			if wrap != nil {
+				ln = wrap(ln)
+			}
 			b.serve = append(b.serve, func() {
 				log.Info("listening", "listener", strings.ToLower(name), "addr", ln.Addr().String())
 				go func() {

@@ -78,6 +78,41 @@ func (c *Contract) Check(t testing.TB, req *http.Request, resp *http.Response, b
 	}
 }
 
+// CheckRefused fails t unless resp, whose body is body, is how the API
+// answers a request it could not parse at all (before any route): 400 with
+// the document's Error body, code 40002, a request id and a closed
+// connection.
+func (c *Contract) CheckRefused(t testing.TB, resp *http.Response, body []byte) {
+	t.Helper()
+	if resp.StatusCode != http.StatusBadRequest || !resp.Close || resp.Header.Get("X-Request-ID") == "" {
+		t.Errorf("openapi: an unparsable request answered %d (close %v, X-Request-ID %q) %q; want 400, closed, with a request id",
+			resp.StatusCode, resp.Close, resp.Header.Get("X-Request-ID"), clip(body))
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("openapi: an unparsable request answered with Content-Type %q", ct)
+	}
+	var v struct {
+		Error int32 `json:"error"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil || v.Error != 40002 {
+		t.Errorf("openapi: an unparsable request answered %q; want the Error body with 40002", clip(body))
+	}
+	c.checkErrorSchema(t, resp.StatusCode, body)
+}
+
+// checkErrorSchema fails t unless body is the document's Error.
+func (c *Contract) checkErrorSchema(t testing.TB, status int, body []byte) {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Errorf("openapi: %d body is not JSON: %q", status, clip(body))
+		return
+	}
+	if err := c.doc.Components.Schemas["Error"].Value.VisitJSON(v); err != nil {
+		t.Errorf("openapi: %d body %q is not an Error: %v", status, clip(body), err)
+	}
+}
+
 // checkUnrouted validates a 404 or 405 against the document's shared responses.
 func (c *Contract) checkUnrouted(t testing.TB, req *http.Request, resp *http.Response, body []byte) {
 	t.Helper()

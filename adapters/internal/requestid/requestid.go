@@ -50,9 +50,9 @@ func NewSource() *Source {
 	return &Source{prefix: base32.HexEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]) + "-"}
 }
 
-// new returns the next id: unique across Sources as long as their random
+// New returns the next id: unique across Sources as long as their random
 // 50-bit prefixes differ, which they practically always do.
-func (s *Source) new() string {
+func (s *Source) New() string {
 	var buf [40]byte
 	b := append(buf[:0], s.prefix...)
 	b = strconv.AppendUint(b, s.next.Add(1), 10)
@@ -63,7 +63,7 @@ func (s *Source) new() string {
 func (s *Source) Assign(w http.ResponseWriter, r *http.Request) string {
 	id := r.Header.Get(Header)
 	if !sane(id) {
-		id = s.new()
+		id = s.New()
 	}
 	w.Header()[headerKey] = []string{id}
 	return id

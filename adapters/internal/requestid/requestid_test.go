@@ -53,7 +53,7 @@ func TestIDsAreUniqueAcrossSourcesAndGoroutines(t *testing.T) {
 		for range 4 {
 			wg.Go(func() {
 				for range 1000 {
-					id := s.new()
+					id := s.New()
 					mu.Lock()
 					if seen[id] {
 						t.Errorf("%s minted twice", id)
