@@ -77,7 +77,9 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case !known:
 		id := w.Header().Get(requestid.Header)
-		message = "internal error; quote request id " + id + " when reporting it"
+		// The request id and nothing else: it finds the logged error,
+		// which stays in the log.
+		message = id
 		a.deps.Log.ErrorContext(r.Context(), "request failed", "request_id", id, "error", err.Error())
 	case p.showErr:
 		message = err.Error()
