@@ -231,8 +231,14 @@ func (d *Dispatcher) attempt(ctx context.Context, e Event) Settlement {
 	}
 	d.observer.Attempted(outcome, 0)
 	s.Error = err.Error()
+	// The last retry comes when the event reaches its maximum age, however
+	// the back-off falls; an attempt that fails then fails the event.
+	end := e.RetryFrom.Add(d.cfg.MaxAge)
 	s.RetryAt = now.Add(d.backoff(e.Attempts + 1))
-	if s.RetryAt.Sub(e.RetryFrom) > d.cfg.MaxAge {
+	if s.RetryAt.After(end) {
+		s.RetryAt = end
+	}
+	if !now.Before(end) {
 		s.Failed = true
 		d.observer.GaveUp()
 		d.log.Error("webhook event failed: no delivery within its maximum age", "event", e.ID, "url", loggedURL(e.URL),

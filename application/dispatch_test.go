@@ -172,11 +172,20 @@ func TestAFailingReceiverIsRetriedUntilItRecovers(t *testing.T) {
 	}
 }
 
+// An event is retried until it reaches its maximum age, the last attempt
+// at that age whatever the back-off, and only then fails.
 func TestAnEventPastItsMaximumAgeFailsAndCanBeRedelivered(t *testing.T) {
 	store := memory.New("http://a.example/hook")
 	var down atomic.Bool
 	down.Store(true)
-	r := &receiver{answer: func(application.Event, int) error {
+	var (
+		mu                sync.Mutex
+		retryFrom, lastAt time.Time
+	)
+	r := &receiver{answer: func(e application.Event, _ int) error {
+		mu.Lock()
+		retryFrom, lastAt = e.RetryFrom, time.Now()
+		mu.Unlock()
 		if down.Load() {
 			return &application.DeliveryError{Outcome: "refused", Detail: "connection refused"}
 		}
@@ -192,6 +201,12 @@ func TestAnEventPastItsMaximumAgeFailsAndCanBeRedelivered(t *testing.T) {
 	attempts := r.attempts(failed[0].ID)
 	if c.gaveUp != 1 || failed[0].LastError == "" || attempts < 3 {
 		t.Fatalf("gave up %d times after %d attempts, last error %q", c.gaveUp, attempts, failed[0].LastError)
+	}
+	mu.Lock()
+	window := lastAt.Sub(retryFrom)
+	mu.Unlock()
+	if window < cfg.MaxAge {
+		t.Fatalf("the last attempt came %s into the event's life; want it at its maximum age, %s", window, cfg.MaxAge)
 	}
 	time.Sleep(100 * time.Millisecond)
 	if r.attempts(failed[0].ID) != attempts {

@@ -41,9 +41,9 @@ func prepareDev(cfg *config) (*devSetup, error) {
 	}
 	cfg.Auth.SecretFile = devSecretPath
 	var scopes []string
-	for _, scope := range []string{cfg.Scopes.Read, cfg.Scopes.Write} {
-		if scope != "" {
-			scopes = append(scopes, scope)
+	for _, s := range []scope{cfg.Scopes.Read, cfg.Scopes.Write} {
+		if s != "" {
+			scopes = append(scopes, string(s))
 		}
 	}
 	tok, err := jwtauth.MintHS256(secret, "dev", scopes, devTokenTTL, cfg.Auth.Issuer, cfg.Auth.Audience)

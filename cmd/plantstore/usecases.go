@@ -9,15 +9,15 @@ import (
 
 // scopeSettings are the scopes the use cases require.
 type scopeSettings struct {
-	Write string `flag:"required-scope" default:"plants:write" empty:"off" help:"scope a create or a delete needs; empty turns the check off"`
-	Read  string `flag:"read-scope" default:"plants:read" empty:"off" help:"scope a read or a list needs; empty turns the check off"`
+	Write scope `flag:"required-scope" default:"plants:write" empty:"off" help:"scope a create or a delete needs; empty turns the check off"`
+	Read  scope `flag:"read-scope" default:"plants:read" empty:"off" help:"scope a read or a list needs; empty turns the check off"`
 }
 
 // useCaseModule provides the application's use cases, each bound to the
 // port its inbound adapter declares: one line per use case.
 var useCaseModule = fx.Module("application",
 	fx.Provide(
-		func(s *scopeSettings) application.Scopes { return application.Scopes{Read: s.Read, Write: s.Write} },
+		func(s *scopeSettings) application.Scopes { return application.Scopes{Read: string(s.Read), Write: string(s.Write)} },
 		fx.Annotate(application.NewCreatePlant, fx.As(new(httpapi.PlantCreator))),
 		fx.Annotate(application.NewGetPlant, fx.As(new(httpapi.PlantGetter))),
 		fx.Annotate(application.NewListPlants, fx.As(new(httpapi.PlantLister))),

@@ -64,3 +64,18 @@ func (n *byteSize) UnmarshalText(b []byte) error {
 	*n = byteSize(v)
 	return nil
 }
+
+// scope is one OAuth scope (RFC 6749 §3.3: printable ASCII without spaces,
+// quotes or backslashes), or empty, which turns its check off. A value with
+// a space would name two scopes, and no token could hold it as one.
+type scope string
+
+func (s *scope) UnmarshalText(b []byte) error {
+	for _, c := range b {
+		if c <= ' ' || c >= 0x7f || c == '"' || c == '\\' {
+			return errors.New("must be one scope: printable ASCII without spaces, quotes or backslashes (empty turns the check off)")
+		}
+	}
+	*s = scope(b)
+	return nil
+}
