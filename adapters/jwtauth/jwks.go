@@ -196,8 +196,12 @@ func (s *jwksSource) fetchFailed(ctx context.Context, err error) {
 	if s.failures != nil {
 		s.failures.Inc()
 	}
-	s.logger.WarnContext(ctx, "JWKS fetch failed; keeping the keys fetched before",
-		"url", s.url, "error", err.Error())
+	msg := "JWKS fetch failed; keeping the keys fetched before"
+	if s.generation.Load() == 0 {
+		// Every token is refused until a fetch succeeds.
+		msg = "JWKS fetch failed; no keys yet, so no token can be verified"
+	}
+	s.logger.WarnContext(ctx, msg, "url", s.url, "error", err.Error())
 }
 
 func (s *jwksSource) fetched(ctx context.Context, set []jwkset.JWK) {
