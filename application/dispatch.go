@@ -213,8 +213,8 @@ func (d *Dispatcher) yielding() bool {
 }
 
 // attempt sends e once and says what to do with it.
-func (d *Dispatcher) attempt(ctx context.Context, e Event) Settlement {
-	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
+func (d *Dispatcher) attempt(attempts context.Context, e Event) Settlement {
+	ctx, cancel := context.WithTimeout(attempts, d.cfg.Timeout)
 	defer cancel()
 	err := d.sender.Send(ctx, e)
 	now := d.clock.Now()
@@ -238,7 +238,9 @@ func (d *Dispatcher) attempt(ctx context.Context, e Event) Settlement {
 	if s.RetryAt.After(end) {
 		s.RetryAt = end
 	}
-	if !now.Before(end) {
+	// An attempt that Abort cut short is retried, whatever the event's age:
+	// the receiver was never given its chance.
+	if !now.Before(end) && attempts.Err() == nil {
 		s.Failed = true
 		d.observer.GaveUp()
 		d.log.Error("webhook event failed: no delivery within its maximum age", "event", e.ID, "url", loggedURL(e.URL),

@@ -415,6 +415,35 @@ func TestAStopLosesNothing(t *testing.T) {
 	eventually(t, "every delivery after the restart", func() bool { return again.count("delivered") == 6 && pending(store, false) == 0 })
 }
 
+// A last attempt at the event's maximum age that a stop cuts short does not
+// fail the event: the receiver never had its chance, so it is retried.
+func TestAnAbortedLastAttemptDoesNotFailTheEvent(t *testing.T) {
+	store := memory.New("http://a.example/hook")
+	cfg := fast
+	cfg.Poll, cfg.MaxAge = 5*time.Millisecond, 60*time.Millisecond
+	created := time.Now() // at most the event's RetryFrom
+	r := &receiver{answerCtx: func(ctx context.Context, _ int) error {
+		if time.Since(created) < cfg.MaxAge {
+			return &application.DeliveryError{Outcome: "refused", Detail: "connection refused"}
+		}
+		<-ctx.Done() // the last attempt hangs until Abort
+		return &application.DeliveryError{Outcome: "timeout", Detail: "cut short"}
+	}}
+	c := &counts{}
+	d := application.NewDispatcher(store, r, application.SystemClock{}, c, slog.New(slog.NewTextHandler(io.Discard, nil)), cfg)
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); d.Run(ctx) }()
+	createPlants(t, store, 1)
+	eventually(t, "the last attempt in flight", func() bool { return r.inFlight.Load() == 1 && c.count("refused") >= 2 })
+	stop()
+	d.Abort()
+	<-done
+	if c.gaveUp != 0 || pending(store, true) != 0 || pending(store, false) != 1 {
+		t.Fatalf("gave up %d times; %d failed and %d pending events; want the event pending", c.gaveUp, pending(store, true), pending(store, false))
+	}
+}
+
 func TestAnUnreachableOutboxIsRetried(t *testing.T) {
 	store := memory.New("http://a.example/hook")
 	createPlants(t, store, 3)

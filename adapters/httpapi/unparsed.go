@@ -64,24 +64,31 @@ func (c unparsedConn) Write(p []byte) (int, error) {
 // Content-Type, and always with Date.
 const cannedHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
 
+// expectationFailed is how net/http answers an Expect other than
+// 100-continue, after the protocol, which is the request's.
+const expectationFailed = "417 Expectation Failed\r\nConnection: close\r\n"
+
 // cannedAnswer reports whether p is one of net/http's own answers, each
 // written in one piece: "HTTP/1.1 400 Bad Request[: detail]" and
-// cannedHeaders, or a 417, which the API itself never sends. It returns the
-// status line without the protocol.
+// cannedHeaders, or its 417, which the API itself never sends. It returns
+// the status line without the protocol.
 func cannedAnswer(p []byte) (status string, ok bool) {
-	const proto = "HTTP/1.1 "
-	if !bytes.HasPrefix(p, []byte(proto)) {
+	rest, http11 := bytes.CutPrefix(p, []byte("HTTP/1.1 "))
+	if !http11 {
+		if rest, ok = bytes.CutPrefix(p, []byte("HTTP/1.0 ")); !ok {
+			return "", false
+		}
+	}
+	if bytes.HasPrefix(rest, []byte(expectationFailed)) {
+		return "417 Expectation Failed", true
+	}
+	// net/http writes its plain-text refusals as HTTP/1.1, whatever the
+	// request said.
+	end := bytes.IndexByte(rest, '\r')
+	if !http11 || end < 0 || !bytes.HasPrefix(rest[end:], []byte(cannedHeaders)) {
 		return "", false
 	}
-	end := bytes.IndexByte(p, '\r')
-	if end < 0 {
-		return "", false
-	}
-	status = string(p[len(proto):end])
-	if !bytes.HasPrefix(p[end:], []byte(cannedHeaders)) && !strings.HasPrefix(status, "417 ") {
-		return "", false
-	}
-	return status, true
+	return string(rest[:end]), true
 }
 
 // unparsedMessage names what was wrong with a request net/http answered

@@ -42,6 +42,15 @@ func (s *Store) Migrate(ctx context.Context) error {
 // SchemaBehind reports whether this build knows migrations the database has
 // not applied.
 func (s *Store) SchemaBehind(ctx context.Context) (bool, error) {
+	// Without its version table the schema is behind; goose would create
+	// the table to say so, and this check writes nothing.
+	var versioned bool
+	if err := s.db.GetContext(ctx, &versioned, "SELECT to_regclass('goose_db_version') IS NOT NULL"); err != nil {
+		return false, s.fail("migrate", err)
+	}
+	if !versioned {
+		return true, nil
+	}
 	provider, err := s.migrations()
 	if err != nil {
 		return false, err

@@ -28,6 +28,16 @@ func (s *Store) Migrate(ctx context.Context) error {
 // SchemaBehind reports whether this build knows migrations the store has not
 // applied.
 func (s *Store) SchemaBehind(ctx context.Context) (bool, error) {
+	// Without its version table the schema is behind; goose would create
+	// the table to say so, and this check writes nothing.
+	var versioned bool
+	if err := s.write.GetContext(ctx, &versioned,
+		"SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'goose_db_version'"); err != nil {
+		return false, edgeError("migrate", err)
+	}
+	if !versioned {
+		return true, nil
+	}
 	p, err := s.migrations()
 	if err != nil {
 		return false, err

@@ -513,6 +513,7 @@ func TestMalformedFramingOverRawConnections(t *testing.T) {
 			{"Transfer-Encoding twice", post + "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", "Transfer-Encoding: "},
 			{"unknown HTTP version", "GET /nope HTTP/9.9\r\nHost: x\r\n\r\n", "request: HTTP version"},
 			{"unknown expectation", post + "Expect: the-unexpected\r\nContent-Length: 19\r\n\r\n" + plant, "Expect: "},
+			{"unknown expectation in HTTP/1.0", strings.Replace(post, "HTTP/1.1", "HTTP/1.0", 1) + "Expect: the-unexpected\r\nContent-Length: 19\r\n\r\n" + plant, "Expect: "},
 		}
 		for _, tt := range tests {
 			e := s.rawExchange(t, tt.raw)

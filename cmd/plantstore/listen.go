@@ -20,8 +20,9 @@ import (
 	"github.com/plantstore/plantstore/adapters/webhook"
 )
 
-// devWebhookSecretPath is where development mode keeps its webhook signing
-// secret, relative to the working directory.
+// devWebhookSecretPath is where `webhooks listen --dev` keeps its signing
+// secret, relative to the working directory; serve signs with it when
+// PLANTSTORE_WEBHOOK_SECRET_FILE names it.
 const devWebhookSecretPath = ".dev/webhook-secret"
 
 // listen runs a receiver of new-plant events for development: it verifies

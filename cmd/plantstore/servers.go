@@ -109,11 +109,11 @@ func newServer(s *httpSettings, h http.Handler, log *slog.Logger) *http.Server {
 	}
 }
 
-// serverHook binds on start, so a taken port fails start-up, and leaves the
+// serverHook binds addr on start, so that a taken port fails start-up naming
+// setting, wraps the listener with wrap when it is not nil, and leaves the
 // serving to b; on stop it shuts down gracefully: no new connections,
 // in-flight requests finish within the grace period, after which the
 // remaining connections are closed.
-// wrap, when not nil, wraps the listener.
 func serverHook(name, setting, addr string, wrap func(net.Listener) net.Listener, srv *http.Server, b *bound, at *net.Addr, grace *gracePeriod, log *slog.Logger) fx.Hook {
 	var ln net.Listener
 	return fx.Hook{

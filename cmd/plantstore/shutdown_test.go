@@ -71,17 +71,25 @@ func TestTheAdminListenerAnswersWhileTheAPIDrains(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A create whose body is still on its way holds the API's drain open.
+	// The 100 Continue says the handler has begun to read it.
 	conn, err := net.Dial("tcp", u.Host)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
 	body := `{"id": 1, "name": "Fern"}`
 	if _, err := fmt.Fprintf(conn, "POST /plants HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"+
-		"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", u.Host, c.token, len(body), body[:10]); err != nil {
+		"Content-Type: application/json\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n", u.Host, c.token, len(body)); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond) // the request is being read
+	answers := bufio.NewReader(conn)
+	if line, err := answers.ReadString('\n'); err != nil || !strings.HasPrefix(line, "HTTP/1.1 100 ") {
+		t.Fatalf("want 100 Continue, got %q, %v", line, err)
+	}
+	if blank, err := answers.ReadString('\n'); err != nil || blank != "\r\n" {
+		t.Fatalf("the 100 Continue ends with %q, %v", blank, err)
+	}
 	p.signal(t, syscall.SIGTERM)
 	admin := newLoadClient(1)
 	defer admin.CloseIdleConnections()
@@ -112,10 +120,10 @@ func TestTheAdminListenerAnswersWhileTheAPIDrains(t *testing.T) {
 		t.Fatal("the service exited with a request in flight")
 	default:
 	}
-	if _, err := io.WriteString(conn, body[10:]); err != nil {
+	if _, err := io.WriteString(conn, body); err != nil {
 		t.Fatal(err)
 	}
-	created, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	created, err := http.ReadResponse(answers, nil)
 	if err != nil {
 		t.Fatalf("the create in flight at SIGTERM got no answer: %v", err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"net"
 	"os"
 	"os/exec"
@@ -102,6 +103,9 @@ func TestServeWithoutMigratingNeedsAnUpToDateSchema(t *testing.T) {
 		if msg := p.stderr.String(); strings.Count(msg, "\n") != 1 || !strings.HasPrefix(msg, "plantstore: PLANTSTORE_MIGRATE: ") {
 			t.Errorf("stderr = %q; want one line naming PLANTSTORE_MIGRATE", msg)
 		}
+		if n := countTables(t, db); n != 0 {
+			t.Errorf("the refused start-up left %d tables in the store; want none", n)
+		}
 		cmd := exec.Command(buildBinary(t), "migrate")
 		cmd.Env = append(os.Environ(), "PLANTSTORE_DATABASE_URL="+db)
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -112,4 +116,23 @@ func TestServeWithoutMigratingNeedsAnUpToDateSchema(t *testing.T) {
 			t.Fatalf("create after migrate: %d %s", res.status, res.body)
 		}
 	})
+}
+
+// countTables counts the tables of the store at databaseURL.
+func countTables(t *testing.T, databaseURL string) int {
+	t.Helper()
+	driver, dsn, query := "postgres", databaseURL, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
+	if path, ok := strings.CutPrefix(databaseURL, "sqlite:"); ok {
+		driver, dsn, query = "sqlite", path, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(query).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

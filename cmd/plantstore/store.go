@@ -62,7 +62,9 @@ type migrator interface {
 }
 
 // checkSchema refuses to serve a store whose schema is behind this build
-// when serve does not migrate it: every request would fail.
+// when serve does not migrate it: every request would fail. Only serve's app
+// runs it; `plantstore migrate` opens the store with migrations off too, and
+// applies them itself.
 func checkSchema(m migrator, s *storeSettings) error {
 	if s.Migrate {
 		return nil

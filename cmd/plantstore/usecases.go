@@ -17,7 +17,9 @@ type scopeSettings struct {
 // port its inbound adapter declares: one line per use case.
 var useCaseModule = fx.Module("application",
 	fx.Provide(
-		func(s *scopeSettings) application.Scopes { return application.Scopes{Read: string(s.Read), Write: string(s.Write)} },
+		func(s *scopeSettings) application.Scopes {
+			return application.Scopes{Read: string(s.Read), Write: string(s.Write)}
+		},
 		fx.Annotate(application.NewCreatePlant, fx.As(new(httpapi.PlantCreator))),
 		fx.Annotate(application.NewGetPlant, fx.As(new(httpapi.PlantGetter))),
 		fx.Annotate(application.NewListPlants, fx.As(new(httpapi.PlantLister))),
