@@ -76,12 +76,19 @@ var fast = application.DispatchConfig{Concurrency: 4, Timeout: time.Second, Retr
 // dispatch runs a dispatcher until the test ends.
 func dispatch(t *testing.T, store *memory.Store, r *receiver, c *counts, cfg application.DispatchConfig) *application.Dispatcher {
 	t.Helper()
-	d := application.NewDispatcher(store, r, application.SystemClock{}, c, slog.New(slog.NewTextHandler(io.Discard, nil)), cfg)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); d.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	d, stop, done := run(store, r, c, cfg)
+	t.Cleanup(func() { stop(); <-done })
 	return d
+}
+
+// run starts a dispatcher; stop ends its Run, which closes done once it
+// has returned.
+func run(store *memory.Store, r *receiver, c *counts, cfg application.DispatchConfig) (d *application.Dispatcher, stop func(), done <-chan struct{}) {
+	d = application.NewDispatcher(store, r, application.SystemClock{}, c, slog.New(slog.NewTextHandler(io.Discard, nil)), cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	finished := make(chan struct{})
+	go func() { defer close(finished); d.Run(ctx) }()
+	return d, cancel, finished
 }
 
 // eventually waits for cond, failing the test after a few seconds.
@@ -390,10 +397,7 @@ func TestAStopLosesNothing(t *testing.T) {
 		return nil
 	}
 	c := &counts{}
-	d := application.NewDispatcher(store, r, application.SystemClock{}, c, slog.New(slog.NewTextHandler(io.Discard, nil)), fast)
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); d.Run(ctx) }()
+	d, stop, done := run(store, r, c, fast)
 	createPlants(t, store, 6)
 	eventually(t, "attempts in flight", func() bool { return r.inFlight.Load() == 4 })
 	stop()
@@ -430,10 +434,7 @@ func TestAnAbortedLastAttemptDoesNotFailTheEvent(t *testing.T) {
 		return &application.DeliveryError{Outcome: "timeout", Detail: "cut short"}
 	}}
 	c := &counts{}
-	d := application.NewDispatcher(store, r, application.SystemClock{}, c, slog.New(slog.NewTextHandler(io.Discard, nil)), cfg)
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); d.Run(ctx) }()
+	d, stop, done := run(store, r, c, cfg)
 	createPlants(t, store, 1)
 	eventually(t, "the last attempt in flight", func() bool { return r.inFlight.Load() == 1 && c.count("refused") >= 2 })
 	stop()
