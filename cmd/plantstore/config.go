@@ -12,7 +12,7 @@ import (
 // config is the settings of every module of the service. Each module
 // declares its own settings type in its file, with a tag per setting; a
 // field here adds a module's settings to the flags, the variables, --help,
-// the start-up line and the deployment tests, in this order.
+// the start-up line and `plantstore settings`, in this order.
 type config struct {
 	API      apiSettings
 	Admin    adminSettings

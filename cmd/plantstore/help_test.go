@@ -41,7 +41,7 @@ func TestServeHelpListsEverySettingOfTheContract(t *testing.T) {
 // flag it does not know with one line on stderr and status 1.
 func TestEveryCommandsHelpGoesToStdout(t *testing.T) {
 	for _, command := range [][]string{
-		{"serve"}, {"migrate"}, {"token"}, {"webhooks"}, {"webhooks", "list"}, {"webhooks", "redeliver"}, {"webhooks", "listen"},
+		{"serve"}, {"migrate"}, {"settings"}, {"token"}, {"webhooks"}, {"webhooks", "list"}, {"webhooks", "redeliver"}, {"webhooks", "listen"},
 	} {
 		name := strings.Join(command, " ")
 		t.Run(name, func(t *testing.T) {

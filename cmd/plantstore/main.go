@@ -22,6 +22,7 @@ const usage = `plantstore: the Plant Store service.
 Usage:
   plantstore serve [flags]     run the service (see serve --help for every setting)
   plantstore migrate [flags]   apply the schema migrations and exit
+  plantstore settings [flags]  print every setting's value as serve would take it, secrets masked
   plantstore token [flags]     mint a signed HS256 token for development and tests
   plantstore webhooks ...      list and redeliver new-plant events; a receiver for development
   plantstore --version         print the version
@@ -47,6 +48,8 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		err = serve(ctx, args[1:], getenv, stdout, stderr)
 	case "migrate":
 		err = migrate(ctx, args[1:], getenv, stdout, stderr)
+	case "settings":
+		err = settingsCommand(args[1:], getenv, stdout)
 	case "token":
 		err = token(args[1:], getenv, stdout, stderr)
 	case "webhooks":

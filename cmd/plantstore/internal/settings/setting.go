@@ -22,11 +22,14 @@ type Setting struct {
 	given    string // the value as given, for the start-up line
 }
 
-// Parse checks value as the setting would take it, without keeping it; the
-// deployment tests check the values of manifests with it.
+// Parse checks value as the setting would take it, without keeping it.
 func (st *Setting) Parse(value string) error {
 	return st.parse(value)
 }
+
+// Value is the setting's value as given (its default, variable or flag),
+// unmasked.
+func (st *Setting) Value() string { return st.given }
 
 // set parses value into the field and remembers it.
 func (st *Setting) set(value string) error {

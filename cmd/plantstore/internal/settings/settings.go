@@ -1,8 +1,8 @@
 // Package settings binds typed settings structs to command-line flags and
 // environment variables. Each module of the service declares its settings
 // as a struct whose fields carry a tag; a Set of those structs is the one
-// definition that flags, variables, --help, the masked start-up line and the
-// deployment tests all read, so a new setting is one field in the module
+// definition that flags, variables, --help, the masked start-up line and
+// `plantstore settings` all read, so a new setting is one field in the module
 // that uses it.
 //
 // A field takes part when it has a flag tag:
