@@ -34,7 +34,7 @@ build: ## build a static binary into bin/
 lint: ## vet, staticcheck and lint the OpenAPI document; vet, staticcheck and test the load tool (its own module)
 	$(GO) vet $(PKGS)
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.7.0 $(PKGS)
-	cd cmd/benche2e && $(GO) vet ./... && $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.7.0 ./... && $(GO) test -count=1 ./...
+	cd tools/benche2e && $(GO) vet ./... && $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.7.0 ./... && $(GO) test -count=1 ./...
 	npx --yes @redocly/cli@2.77.0 lint docs/openapi.yaml
 
 .PHONY: fuzz
@@ -46,14 +46,14 @@ bench: ## run the Go benchmarks (request path per algorithm, decoder, use case, 
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
 .PHONY: bench-e2e
-bench-e2e: ## load the service side by side with pgbench and a plain SQLite loop (cmd/benche2e, a module of its own); flags in BENCH_E2E_FLAGS
+bench-e2e: ## load the service side by side with pgbench and a plain SQLite loop (tools/benche2e, a module of its own); flags in BENCH_E2E_FLAGS
 	@command -v pgbench >/dev/null 2>&1 || apt-get install -y postgresql-client >/dev/null 2>&1 || \
 		{ echo "bench-e2e needs pgbench: install the PostgreSQL client (postgresql-client)"; exit 1; }
 	@command -v wrk >/dev/null 2>&1 || apt-get install -y wrk >/dev/null 2>&1 || \
 		{ echo "bench-e2e needs wrk for its closed loops: install it (apt-get install wrk)"; exit 1; }
-	cd cmd/benche2e && $(GO) run . $(BENCH_E2E_FLAGS)
+	cd tools/benche2e && $(GO) run . $(BENCH_E2E_FLAGS)
 
 .PHONY: tidy
 tidy: ## tidy go.mod and go.sum, the service's and the load tool's
 	$(GO) mod tidy
-	cd cmd/benche2e && $(GO) mod tidy
+	cd tools/benche2e && $(GO) mod tidy

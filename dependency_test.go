@@ -31,7 +31,7 @@ func loadPackages(t *testing.T) []pkg {
 		if name := d.Name(); dir != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
 			return filepath.SkipDir
 		}
-		// A directory with a go.mod of its own (cmd/benche2e) is another
+		// A directory with a go.mod of its own (tools/benche2e) is another
 		// module, not part of this one.
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && dir != "." {
 			return filepath.SkipDir

@@ -30,7 +30,7 @@ func dsn(path string, readOnly bool) string {
 }
 
 // DSN is the data source name the store writes through for the file at path,
-// pragmas included. It is exported for cmd/benche2e, whose plain SQLite loop
+// pragmas included. It is exported for tools/benche2e, whose plain SQLite loop
 // must pay for exactly the fsyncs the store pays for.
 func DSN(path string) string { return dsn(path, false) }
 

@@ -106,7 +106,7 @@ func (b *bench) build(ctx context.Context) error {
 	progress("building the service")
 	root, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "github.com/plantstore/plantstore").Output()
 	if err != nil {
-		return fmt.Errorf("find the service's module (run from cmd/benche2e, or give -bin): %w", commandError(err))
+		return fmt.Errorf("find the service's module (run from tools/benche2e, or give -bin): %w", commandError(err))
 	}
 	bin := filepath.Join(b.dir, "plantstore")
 	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", bin, "./cmd/plantstore")

@@ -1,4 +1,4 @@
-module github.com/plantstore/plantstore/cmd/benche2e
+module github.com/plantstore/plantstore/tools/benche2e
 
 go 1.26.8
 
