@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // drainedCreate is one create of the drain test: when it was sent and what came
@@ -93,32 +95,44 @@ func TestSIGTERMDelayAnswersEveryRequestThenRefuses(t *testing.T) {
 					}
 				})
 			}
-			time.Sleep(500 * time.Millisecond)
+			// count is how many exchanges so far satisfy match.
+			count := func(match func(drainedCreate) bool) int {
+				mu.Lock()
+				defer mu.Unlock()
+				n := 0
+				for _, e := range exchanges {
+					if match(e) {
+						n++
+					}
+				}
+				return n
+			}
+			require.Eventually(t, func() bool {
+				return count(func(e drainedCreate) bool { return e.err == nil && e.status == http.StatusOK }) >= 100
+			}, 10*time.Second, 5*time.Millisecond, "the service acknowledges creates before SIGTERM")
 			p.signal(t, syscall.SIGTERM)
 			signalled := p.signalled
 			// Readiness fails at once.
-			for {
+			require.Eventually(t, func() bool {
 				resp, err := http.Get(p.admin + "/readyz")
-				if err == nil {
-					_ = resp.Body.Close()
+				if err != nil {
+					return false
 				}
-				if err == nil && resp.StatusCode == http.StatusServiceUnavailable {
-					if took := time.Since(signalled); took > 500*time.Millisecond {
-						t.Errorf("readiness failed %s after SIGTERM", took)
-					}
-					break
-				}
-				if time.Since(signalled) > delay {
-					t.Fatalf("readiness still passed %s after SIGTERM (%v)", delay, err)
-				}
-				time.Sleep(10 * time.Millisecond)
+				_ = resp.Body.Close()
+				return resp.StatusCode == http.StatusServiceUnavailable
+			}, delay, 10*time.Millisecond, "readiness fails during the delay")
+			if took := time.Since(signalled); took > 500*time.Millisecond {
+				t.Errorf("readiness failed %s after SIGTERM", took)
 			}
 			p.waitExit(t, delay+10*time.Second)
-			time.Sleep(300 * time.Millisecond) // clients meet the closed port
+			closing := signalled.Add(delay) // about when the listener closes
+			// Every client meets the closed port.
+			require.Eventually(t, func() bool {
+				return count(func(e drainedCreate) bool { return e.sent.After(closing.Add(200 * time.Millisecond)) }) >= 8
+			}, 10*time.Second, 5*time.Millisecond, "clients send after the listener closed")
 			close(stop)
 			wg.Wait()
 
-			closing := signalled.Add(delay) // about when the listener closes
 			counts := map[string]int{}
 			atInstant := map[string]int{}
 			for _, e := range exchanges {

@@ -4,19 +4,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestBufferedLogWritesEveryLine(t *testing.T) {
 	var out syncBuffer
 	l := newBufferedLog(&out)
 	_, _ = l.Write([]byte("one\n"))
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(out.String(), "one\n") {
-		if time.Now().After(deadline) {
-			t.Fatal("a buffered line was never written")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "one\n") },
+		10*time.Second, 10*time.Millisecond, "a buffered line is written without Close")
 	_, _ = l.Write([]byte("two\n"))
 	l.Close()
 	if got := out.String(); got != "one\ntwo\n" {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/KimMachineGun/automemlimit/memlimit"
+	"github.com/stretchr/testify/require"
 )
 
 // The process tests run the real binary as an operator does: configured by
@@ -167,36 +168,39 @@ func startProcess(t *testing.T, databaseURL string, env map[string]string) *proc
 		vars[k] = v
 	}
 	p := launch(t, vars)
-	deadline := time.Now().Add(time.Minute)
-	for p.api == "" || p.admin == "" {
+	p.await(t, "to listen", func() bool {
 		p.readListeners()
-		p.pause(t, deadline, "to listen")
-	}
+		return p.api != "" && p.admin != ""
+	})
 	client := newLoadClient(1)
 	defer client.CloseIdleConnections()
-	for {
+	p.await(t, "to be ready", func() bool {
 		resp, err := client.Get(p.admin + "/readyz")
-		if err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return p
-			}
+		if err != nil {
+			return false
 		}
-		p.pause(t, deadline, "to be ready")
-	}
+		_ = resp.Body.Close()
+		return resp.StatusCode == 200
+	})
+	return p
 }
 
-// pause waits a little before the next look at a starting process, and
-// fails the test if the process has exited or the deadline has passed.
-func (p *process) pause(t *testing.T, deadline time.Time, what string) {
+// await waits for a starting process to come to a state, and fails the test
+// at once if the process exits first.
+func (p *process) await(t *testing.T, what string, state func() bool) {
 	t.Helper()
-	select {
-	case <-p.exited:
-		t.Fatalf("the service exited (%v) before it came %s (its output follows)", p.state, what)
-	case <-time.After(20 * time.Millisecond):
+	exited := func() bool {
+		select {
+		case <-p.exited:
+			return true
+		default:
+			return false
+		}
 	}
-	if time.Now().After(deadline) {
-		t.Fatalf("the service did not come %s (its output follows)", what)
+	require.Eventually(t, func() bool { return exited() || state() }, time.Minute, 20*time.Millisecond,
+		"the service did not come %s (its output follows)", what)
+	if exited() {
+		t.Fatalf("the service exited (%v) before it came %s (its output follows)", p.state, what)
 	}
 }
 

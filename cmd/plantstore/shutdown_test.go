@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // shutdownGrace is the grace period the shutdown tests give the service.
@@ -93,19 +95,14 @@ func TestTheAdminListenerAnswersWhileTheAPIDrains(t *testing.T) {
 	p.signal(t, syscall.SIGTERM)
 	admin := newLoadClient(1)
 	defer admin.CloseIdleConnections()
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	require.Eventually(t, func() bool {
 		resp, err := admin.Get(p.admin + "/readyz")
 		if err != nil {
-			t.Fatalf("readiness while the API drains: %v; want 503", err)
+			return false
 		}
 		_ = resp.Body.Close()
-		if resp.StatusCode == http.StatusServiceUnavailable {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("readiness answered %d after SIGTERM; want 503", resp.StatusCode)
-		}
-	}
+		return resp.StatusCode == http.StatusServiceUnavailable
+	}, 5*time.Second, 20*time.Millisecond, "readiness answers 503 while the API drains")
 	resp, err := admin.Get(p.admin + "/metrics")
 	if err != nil {
 		t.Fatalf("metrics while the API drains: %v", err)
