@@ -16,6 +16,7 @@ import (
 	"github.com/MicahParks/jwkset"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
 )
 
 // jwksServer is an identity provider's JWKS endpoint whose key set and health
@@ -89,7 +90,7 @@ func (s *jwksServer) setStatus(code int) {
 func (s *jwksServer) waitHits(t *testing.T, n int64) {
 	t.Helper()
 	target := s.hits.Load() + n
-	waitFor(t, fmt.Sprintf("%d JWKS fetches", n), func() bool { return s.hits.Load() >= target })
+	require.Eventually(t, func() bool { return s.hits.Load() >= target }, 20*time.Second, time.Millisecond, fmt.Sprintf("%d JWKS fetches", n))
 }
 
 func kidHeader(kid string) map[string]any { return map[string]any{"kid": kid} }
@@ -313,7 +314,7 @@ func TestJWKSOutageKeepsTheLastGoodKeys(t *testing.T) {
 	}
 
 	srv.setStatus(http.StatusServiceUnavailable)
-	waitFor(t, "a counted failure", func() bool { return failures() >= 1 })
+	require.Eventually(t, func() bool { return failures() >= 1 }, 20*time.Second, time.Millisecond, "a counted failure")
 	if _, err := v.Verify(context.Background(), tok); err != nil {
 		t.Fatalf("endpoint answering 503: %v", err)
 	}
@@ -322,7 +323,7 @@ func TestJWKSOutageKeepsTheLastGoodKeys(t *testing.T) {
 
 	srv.Close() // now the connection is refused
 	before := failures()
-	waitFor(t, "another counted failure", func() bool { return failures() > before })
+	require.Eventually(t, func() bool { return failures() > before }, 20*time.Second, time.Millisecond, "another counted failure")
 	if _, err := v.Verify(context.Background(), tok); err != nil {
 		t.Fatalf("endpoint gone: %v", err)
 	}
@@ -346,10 +347,10 @@ func TestJWKSDownAtStartDoesNotPreventStart(t *testing.T) {
 	}
 
 	srv.setStatus(http.StatusOK)
-	waitFor(t, "a successful fetch", func() bool {
+	require.Eventually(t, func() bool {
 		at, _ := metricValue(t, reg, "plantstore_jwks_last_refresh_success_timestamp_seconds")
 		return at > 0
-	})
+	}, 20*time.Second, time.Millisecond, "a successful fetch")
 	if _, err := v.Verify(context.Background(), tok); err != nil {
 		t.Fatalf("after the endpoint came back: %v", err)
 	}
@@ -363,7 +364,7 @@ func TestJWKSDownAtStartIsRetriedInTheBackground(t *testing.T) {
 	v := newVerifier(t, Config{JWKSURL: srv.URL}, retryOften, WithLogger(slog.New(slog.DiscardHandler)))
 	// No token arrives meanwhile and the periodic refresh is an hour away:
 	// only the retry can fetch the keys.
-	waitFor(t, "the keys", func() bool { _, ok := v.keys.Load().byKID["ed"]; return ok })
+	require.Eventually(t, func() bool { _, ok := v.keys.Load().byKID["ed"]; return ok }, 20*time.Second, time.Millisecond, "the keys")
 	if _, err := v.Verify(context.Background(), sign(t, jwt.SigningMethodEdDSA, k.ed.private, claims(), kidHeader("ed"))); err != nil {
 		t.Fatalf("Verify: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/stretchr/testify/require"
 
 	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
 	"github.com/plantstore/plantstore/application"
@@ -168,17 +169,9 @@ func plantOf(t *testing.T, id int64) domain.Plant { return record(t, id, "p", ""
 // waitForLockWaits returns once n sessions on database dbname wait for a lock.
 func waitForLockWaits(t *testing.T, admin *sqlx.DB, dbname string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	require.Eventually(t, func() bool {
 		var waiting int
 		err := admin.Get(&waiting, "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'", dbname)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if waiting >= n {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("%d batch statements never waited for a concurrent insert", n)
+		return err == nil && waiting >= n
+	}, 30*time.Second, 10*time.Millisecond, "%d batch statements wait for a concurrent insert", n)
 }

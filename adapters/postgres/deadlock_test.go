@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/stretchr/testify/require"
 
 	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
 )
@@ -102,20 +103,11 @@ func deadlocks(t *testing.T, s *Store, admin *sqlx.DB, dbname string) int {
 		t.Fatal(err)
 	}
 	// A session reports its counts before it leaves pg_stat_activity.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	require.Eventually(t, func() bool {
 		var sessions int
-		if err := admin.Get(&sessions, "SELECT count(*) FROM pg_stat_activity WHERE datname = $1", dbname); err != nil {
-			t.Fatal(err)
-		}
-		if sessions == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d sessions still open on %s", sessions, dbname)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		err := admin.Get(&sessions, "SELECT count(*) FROM pg_stat_activity WHERE datname = $1", dbname)
+		return err == nil && sessions == 0
+	}, 30*time.Second, 10*time.Millisecond, "every session on %s ends", dbname)
 	var n int
 	if err := admin.Get(&n, "SELECT deadlocks FROM pg_stat_database WHERE datname = $1", dbname); err != nil {
 		t.Fatal(err)

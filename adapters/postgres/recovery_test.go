@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/stretchr/testify/require"
 
 	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
 	"github.com/plantstore/plantstore/application"
@@ -45,17 +46,12 @@ func TestStoreRecoversWhenTheDatabaseAcceptsConnectionsAgain(t *testing.T) {
 	if _, err := admin.Exec("ALTER DATABASE " + name + " WITH ALLOW_CONNECTIONS true"); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	var err error
-	for id := int64(100); time.Now().Before(deadline); id++ {
-		if _, _, err = s.InsertIfAbsent(ctx, record(t, id, "After", "")); err == nil {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatalf("the store did not recover: %v", err)
-	}
+	id := int64(99)
+	require.Eventually(t, func() bool {
+		id++
+		_, _, err := s.InsertIfAbsent(ctx, record(t, id, "After", ""))
+		return err == nil
+	}, 30*time.Second, 50*time.Millisecond, "the store recovers once the database accepts connections")
 	if err := s.Ping(ctx); err != nil {
 		t.Fatalf("Ping after recovery: %v", err)
 	}
