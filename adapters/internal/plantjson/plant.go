@@ -61,32 +61,12 @@ func appendPlant(dst []byte, p Plant) []byte {
 	return s.done()
 }
 
-// AppendList appends plants as a JSON array of PlantItems; none is [].
-func AppendList(dst []byte, plants []domain.Plant) []byte {
-	s := getScratch(dst)
-	for _, p := range plants {
-		s.items = append(s.items, FromDomain(p))
-	}
-	return s.list()
-}
-
-func appendList(dst []byte, items []Item) []byte {
-	s := getScratch(dst)
-	s.items = append(s.items, items...)
-	return s.list()
-}
-
 // scratch is what one call needs on the heap, recycled: the buffer that
 // appends to the caller's slice and the value handed to the encoder.
 type scratch struct {
-	buf   bytes.Buffer
-	item  Item
-	items []Item // a list, encoded in one call: one call per item costs five times as much
+	buf  bytes.Buffer
+	item Item
 }
-
-// maxPooledItems bounds the list kept for the next call: a page holds at
-// most 100 plants.
-const maxPooledItems = 256
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
@@ -105,26 +85,12 @@ func (s *scratch) marshal(v any) {
 	}
 }
 
-// list encodes s.items as one array; none is [].
-func (s *scratch) list() []byte {
-	if s.items == nil {
-		s.items = []Item{}
-	}
-	s.marshal(&s.items)
-	return s.done()
-}
-
 // done returns the caller's slice, grown, and recycles s without keeping
 // a reference to it.
 func (s *scratch) done() []byte {
 	out := s.buf.Bytes()
 	s.buf = bytes.Buffer{}
 	s.item = Item{}
-	clear(s.items) // drop the strings
-	if cap(s.items) > maxPooledItems {
-		return out
-	}
-	s.items = s.items[:0]
 	scratchPool.Put(s)
 	return out
 }

@@ -65,17 +65,6 @@ func TestAppendPlant(t *testing.T) {
 	}
 }
 
-func TestAppendList(t *testing.T) {
-	if got := string(AppendList(nil, nil)); got != "[]" {
-		t.Errorf("no plants = %s, want []", got)
-	}
-	plants := []domain.Plant{mustPlant(t, 1, "A", nil), mustPlant(t, 2, "B", ptr("t"))}
-	want := `[{"id":1,"name":"A"},{"id":2,"name":"B","tag":"t"}]`
-	if got := string(AppendList([]byte{}, plants)); got != want {
-		t.Errorf("AppendList = %s, want %s", got, want)
-	}
-}
-
 // Text the plant rules refuse (control characters, invalid UTF-8) is still
 // encoded exactly as the hand-written encoders did, so that no answer can
 // change should the rules ever let it in.
