@@ -22,7 +22,7 @@ const (
 // library signs. The zero Secret panics.
 func Sign(secret Secret, id string, timestamp time.Time, body []byte) string {
 	// The library's Sign never fails: its error is always nil.
-	sig, _ := secret.webhook().Sign(id, timestamp, body)
+	sig, _ := secret.k.webhook().Sign(id, timestamp, body)
 	return sig
 }
 

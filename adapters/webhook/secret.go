@@ -30,11 +30,15 @@ const redacted = "whsec_[redacted]"
 // No way of printing a Secret shows the key: String, GoString, every fmt verb
 // and slog print a fixed placeholder. fmt cannot call those methods on a
 // Secret in an unexported field of a struct it prints; there it shows the
-// field, a function, which fmt prints as an address with every verb. The key
-// is inside the Standard Webhooks library's signer that the function
-// returns: a pointer to it would not do, since fmt shows what a pointer
-// points to when a verb does not suit it (%s, %q).
-type Secret struct {
+// fields of key, and the key bytes are in none of them: they are inside the
+// Standard Webhooks library's signer, which only a function returns, and fmt
+// prints a function as an address with every verb. (A pointer to the signer
+// would not do: fmt shows what a pointer points to when a verb does not suit
+// it, %s or %q.)
+type Secret struct{ k *key }
+
+// key holds the library's signer out of fmt's reach.
+type key struct {
 	webhook func() *standardwebhooks.Webhook
 }
 
@@ -75,7 +79,7 @@ func ParseSecret(s string) (Secret, error) {
 	if err != nil {
 		return Secret{}, errors.New("the key cannot sign")
 	}
-	return Secret{webhook: func() *standardwebhooks.Webhook { return wh }}, nil
+	return Secret{k: &key{webhook: func() *standardwebhooks.Webhook { return wh }}}, nil
 }
 
 // ReadSecretFile reads a secret in the whsec_ form from path. White space

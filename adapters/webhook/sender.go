@@ -68,7 +68,7 @@ var _ application.EventSender = (*Sender)(nil)
 // NewSender returns a Sender that signs with secret. It refuses the zero
 // Secret and a negative timeout.
 func NewSender(secret Secret, cfg Config) (*Sender, error) {
-	if secret.webhook == nil {
+	if secret.k == nil {
 		return nil, errors.New("webhook sender: no secret")
 	}
 	if cfg.Timeout < 0 || cfg.MaxIdleConnsPerHost < 0 {

@@ -41,7 +41,7 @@ func verify(secret Secret, header http.Header, body []byte, now time.Time) (time
 	if id == "" || stamp == "" || len(signatures) == 0 {
 		return time.Time{}, ErrMissingHeader
 	}
-	if secret.webhook == nil {
+	if secret.k == nil {
 		return time.Time{}, errors.New("no secret to verify with")
 	}
 	unix, err := parseUnix(stamp)
@@ -61,7 +61,7 @@ func verify(secret Secret, header http.Header, body []byte, now time.Time) (time
 		HeaderTimestamp: {stamp},
 		HeaderSignature: {list},
 	}
-	if err := secret.webhook().VerifyIgnoringTimestamp(body, message); err != nil {
+	if err := secret.k.webhook().VerifyIgnoringTimestamp(body, message); err != nil {
 		return time.Time{}, ErrSignature
 	}
 	sent := time.Unix(unix, 0)
