@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
@@ -56,7 +57,7 @@ func (a *API) createPlant(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	out := appendPlant(body[:0], plant)
+	out := plantjson.AppendPlant(body[:0], plant)
 	*buf = out[:0]
 	writeJSON(w, http.StatusOK, out)
 }

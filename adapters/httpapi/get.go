@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
@@ -36,5 +37,5 @@ func (a *API) getPlant(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var buf [512]byte
-	writeJSON(w, http.StatusOK, appendPlantItem(buf[:0], plant))
+	writeJSON(w, http.StatusOK, plantjson.AppendItem(buf[:0], plant))
 }

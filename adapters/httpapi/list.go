@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
@@ -43,7 +44,7 @@ func (a *API) listPlants(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Link", nextLink(q, page.Plants[len(page.Plants)-1].ID()))
 	}
 	buf := listPool.Get().(*[]byte)
-	out := appendPlantList((*buf)[:0], page.Plants)
+	out := plantjson.AppendList((*buf)[:0], page.Plants)
 	writeJSON(w, http.StatusOK, out)
 	if cap(out) <= maxPooledList {
 		*buf = out[:0]

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
 )
 
 // BenchmarkSend is one delivery over a kept-alive loopback connection:
@@ -56,17 +55,6 @@ func BenchmarkSendParallel(b *testing.B) {
 			}
 		}
 	})
-}
-
-// BenchmarkSign is the signature alone.
-func BenchmarkSign(b *testing.B) {
-	secret := testSecret(b)
-	body := []byte(`{"id":7,"name":"Fern","tag":"green"}`)
-	at := time.Unix(1_750_000_000, 0)
-	b.ReportAllocs()
-	for b.Loop() {
-		Sign(secret, "evt_1_0", at, body)
-	}
 }
 
 // cannedResponder answers every HTTP/1.1 request on a loopback port with

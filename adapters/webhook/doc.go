@@ -10,7 +10,10 @@
 // the headers webhook-id (the event's id, the same on every attempt),
 // webhook-timestamp (Unix seconds of this attempt) and webhook-signature
 // ("v1," and the standard base64 of HMAC-SHA256 over "id.timestamp.body",
-// keyed with the secret's bytes).
+// keyed with the secret's bytes). The Standard Webhooks Go library signs
+// and compares signatures; this package parses the secret strictly before
+// the library sees it, and keeps its own rules on the timestamp. The body is
+// adapters/internal/plantjson's, the HTTP API's own transport type.
 //
 // An attempt is delivered when the receiver answers 2xx within the timeout.
 // Anything else is an *application.DeliveryError whose Outcome is "status"

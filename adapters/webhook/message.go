@@ -1,11 +1,9 @@
 package webhook
 
 import (
-	"strconv"
 	"time"
 
-	"github.com/go-json-experiment/json/jsontext"
-
+	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/domain"
 )
 
@@ -20,29 +18,19 @@ const (
 // Sign returns the webhook-signature header value for a message with this
 // id, timestamp (whole Unix seconds) and body: "v1," and the standard base64
 // of HMAC-SHA256 over "id.timestamp.body". The Sender signs with it; tests
-// and tools use it to forge or replay messages. The zero Secret panics.
+// and tools use it to forge or replay messages. The Standard Webhooks
+// library signs. The zero Secret panics.
 func Sign(secret Secret, id string, timestamp time.Time, body []byte) string {
-	var ts [20]byte
-	var sig [64]byte
-	return string(secret.k.appendSignature(sig[:0], id, strconv.AppendInt(ts[:0], timestamp.Unix(), 10), body))
+	// The library's Sign never fails: its error is always nil.
+	sig, _ := secret.k.webhook().Sign(id, timestamp, body)
+	return sig
 }
 
-// appendPlant appends the event body: the plant in NewPlant's shape, as
-// reads answer it (id, name, and tag only when it is set), its text exactly
-// as stored. Only what JSON requires is escaped (quote, backslash, control
-// characters), not HTML characters: a receiver gets the bytes a read of the
+// appendPlant appends the event body: the plant as reads answer it (id,
+// name, and tag only when it is set), its text exactly as stored, through
+// the API's own transport type: a receiver gets the bytes a read of the
 // plant would give.
-func appendPlant(buf []byte, p domain.Plant) []byte {
-	buf = append(buf, `{"id":`...)
-	buf = strconv.AppendInt(buf, int64(p.ID()), 10)
-	buf = append(buf, `,"name":`...)
-	buf, _ = jsontext.AppendQuote(buf, p.Name().String())
-	if t := p.Tag(); t.IsSet() {
-		buf = append(buf, `,"tag":`...)
-		buf, _ = jsontext.AppendQuote(buf, t.String())
-	}
-	return append(buf, '}')
-}
+func appendPlant(buf []byte, p domain.Plant) []byte { return plantjson.AppendItem(buf, p) }
 
 // bodySize is room for a plant's body with a little escaping, so that
 // appendPlant rarely grows its buffer.

@@ -1,17 +1,15 @@
 package webhook
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"hash"
 	"log/slog"
 	"os"
 	"strconv"
 	"strings"
-	"sync"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
 
 // Key lengths the Standard Webhooks specification asks of a symmetric secret.
@@ -32,20 +30,16 @@ const redacted = "whsec_[redacted]"
 // No way of printing a Secret shows the key: String, GoString, every fmt verb
 // and slog print a fixed placeholder. fmt cannot call those methods on a
 // Secret in an unexported field of a struct it prints; there it shows the
-// fields of key, and the key bytes are in none of them, only in the closure
-// that keys new HMAC states, which fmt prints as an address.
+// fields of key, and the key bytes are in none of them: they are inside the
+// Standard Webhooks library's signer, which only a function returns, and fmt
+// prints a function as an address with every verb. (A pointer to the signer
+// would not do: fmt shows what a pointer points to when a verb does not suit
+// it, %s or %q.)
 type Secret struct{ k *key }
 
-// key is a parsed secret as a pool of HMAC states keyed with it: keying an
-// HMAC costs five allocations, which every message would pay otherwise.
+// key holds the library's signer out of fmt's reach.
 type key struct {
-	signers sync.Pool // of *signer
-}
-
-// signer is one HMAC state and the scratch space it writes from.
-type signer struct {
-	mac hash.Hash
-	buf []byte
+	webhook func() *standardwebhooks.Webhook
 }
 
 // ParseSecret parses the Standard Webhooks form whsec_<base64>: the prefix,
@@ -79,7 +73,13 @@ func ParseSecret(s string) (Secret, error) {
 	case len(raw) > MaxKeyBytes:
 		return Secret{}, errors.New("the key is " + strconv.Itoa(len(raw)) + " bytes long; at most " + strconv.Itoa(MaxKeyBytes) + " are allowed")
 	}
-	return newSecret(raw), nil
+	// The library's own NewWebhook is lax (no prefix needed, any length,
+	// line endings skipped); it gets only a key this function accepted.
+	wh, err := standardwebhooks.NewWebhookRaw(raw)
+	if err != nil {
+		return Secret{}, errors.New("the key cannot sign")
+	}
+	return Secret{k: &key{webhook: func() *standardwebhooks.Webhook { return wh }}}, nil
 }
 
 // ReadSecretFile reads a secret in the whsec_ form from path. White space
@@ -97,14 +97,6 @@ func ReadSecretFile(path string) (Secret, error) {
 	return s, nil
 }
 
-func newSecret(raw []byte) Secret {
-	k := &key{}
-	k.signers.New = func() any {
-		return &signer{mac: hmac.New(sha256.New, raw), buf: make([]byte, 0, 128)}
-	}
-	return Secret{k: k}
-}
-
 // String returns a placeholder, never the key.
 func (Secret) String() string { return redacted }
 
@@ -119,23 +111,3 @@ func (Secret) LogValue() slog.Value { return slog.StringValue(redacted) }
 
 // MarshalText keeps the key out of JSON, YAML and the like.
 func (Secret) MarshalText() ([]byte, error) { return []byte(redacted), nil }
-
-// appendSignature appends the webhook-signature value for a message:
-// "v1," and the base64 HMAC-SHA256 of "id.timestamp.body".
-func (k *key) appendSignature(dst []byte, id string, timestamp, body []byte) []byte {
-	s := k.signers.Get().(*signer)
-	s.buf = append(s.buf[:0], id...)
-	s.buf = append(s.buf, '.')
-	s.buf = append(s.buf, timestamp...)
-	s.buf = append(s.buf, '.')
-	s.mac.Reset()
-	s.mac.Write(s.buf)
-	s.mac.Write(body)
-	s.buf = s.mac.Sum(s.buf[:0])
-	dst = append(dst, "v1,"...)
-	dst = base64.StdEncoding.AppendEncode(dst, s.buf)
-	if cap(s.buf) <= 4<<10 { // an outsized id is not kept
-		k.signers.Put(s)
-	}
-	return dst
-}

@@ -147,12 +147,8 @@ func (s *Sender) send(ctx context.Context, e application.Event, now time.Time) *
 	}
 	body := appendPlant(make([]byte, 0, bodySize(e.Plant)), e.Plant)
 
-	// One string holds the timestamp and the signature, one allocation.
-	var scratch [80]byte
-	buf := strconv.AppendInt(scratch[:0], now.Unix(), 10)
-	n := len(buf)
-	buf = s.secret.k.appendSignature(buf, e.ID, buf[:n], body)
-	stamps := string(buf)
+	stamp := strconv.FormatInt(now.Unix(), 10)
+	signature := Sign(s.secret, e.ID, now, body)
 
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
@@ -163,7 +159,7 @@ func (s *Sender) send(ctx context.Context, e application.Event, now time.Time) *
 	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 		return failure(outcomeError, 0, "the receiver's URL is not http or https")
 	}
-	values := []string{e.ID, stamps[:n], stamps[n:]}
+	values := []string{e.ID, stamp, signature}
 	req.Header = http.Header{
 		"Content-Type":  contentTypeJSON,
 		"User-Agent":    userAgent,

@@ -1,7 +1,6 @@
 package webhook
 
 import (
-	"crypto/hmac"
 	"errors"
 	"fmt"
 	"net/http"
@@ -23,9 +22,12 @@ var (
 )
 
 // Verify checks a received message against secret: one of the
-// space-separated "v1," signatures in webhook-signature must be the
-// message's, compared in constant time, and webhook-timestamp must lie
-// within Tolerance of now. The signature is checked first, so ErrTimestamp
+// space-separated "v1," signatures in webhook-signature, on one line or
+// several, must be the message's, and webhook-timestamp must lie within
+// Tolerance of now. The Standard Webhooks library compares the signatures
+// (in constant time); this function adds what it leaves out: a timestamp of
+// digits only, signatures on several header lines, a clock passed in, and
+// the order of the checks. The signature is checked first, so ErrTimestamp
 // means an authentic message that is stale, or a clock that is off.
 func Verify(secret Secret, header http.Header, body []byte, now time.Time) error {
 	_, err := verify(secret, header, body, now)
@@ -46,9 +48,20 @@ func verify(secret Secret, header http.Header, body []byte, now time.Time) (time
 	if err != nil {
 		return time.Time{}, err
 	}
-	var scratch [64]byte
-	want := secret.k.appendSignature(scratch[:0], id, []byte(stamp), body)
-	if !anyMatches(signatures, want) {
+	// The library reads one line of webhook-signature, split at spaces; a
+	// header may carry the list on several lines, split by any white space.
+	// Its own clock is not this function's now, so the timestamp is checked
+	// below instead.
+	list := candidates(signatures)
+	if list == "" {
+		return time.Time{}, ErrSignature
+	}
+	message := http.Header{
+		HeaderID:        {id},
+		HeaderTimestamp: {stamp},
+		HeaderSignature: {list},
+	}
+	if err := secret.k.webhook().VerifyIgnoringTimestamp(body, message); err != nil {
 		return time.Time{}, ErrSignature
 	}
 	sent := time.Unix(unix, 0)
@@ -61,21 +74,28 @@ func verify(secret Secret, header http.Header, body []byte, now time.Time) (time
 	return sent, nil
 }
 
-// anyMatches reports whether one of the space-separated signatures in any
-// of the header's lines is want, comparing each in constant time.
-func anyMatches(lines []string, want []byte) bool {
-	match := false
+// candidates is every signature of the header's lines, one space between
+// each. A signature is a version, a comma and base64, which has no comma:
+// the library would compare only what lies between a second comma and the
+// first, so such a field is left out, as it can match nothing.
+func candidates(lines []string) string {
+	var b strings.Builder
 	for _, line := range lines {
 		for sig := range strings.FieldsSeq(line) {
-			if hmac.Equal([]byte(sig), want) {
-				match = true
+			if strings.Count(sig, ",") != 1 {
+				continue
 			}
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(sig)
 		}
 	}
-	return match
+	return b.String()
 }
 
 // parseUnix reads webhook-timestamp: decimal Unix seconds, digits only.
+// The library's own parsing takes a sign.
 func parseUnix(s string) (int64, error) {
 	unix, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || s[0] < '0' || s[0] > '9' { // ParseInt takes a sign

@@ -42,6 +42,9 @@ func TestVerifyAccepts(t *testing.T) {
 			h.Set(HeaderSignature, "v1,bm9wZQ==")
 			h.Add(HeaderSignature, good)
 		}},
+		{"signatures split by a tab", verifyNow, func(h http.Header) {
+			h.Set(HeaderSignature, "v1,bm9wZQ==\t"+good)
+		}},
 		{"lower-case names", verifyNow, func(h http.Header) {
 			for k, v := range h {
 				delete(h, k)
@@ -112,6 +115,10 @@ func TestVerifyRefuses(t *testing.T) {
 		{"no id", testSecret(t), verifyNow, verifyBody, func(h http.Header) { h.Del(HeaderID) }, ErrMissingHeader},
 		{"no timestamp", testSecret(t), verifyNow, verifyBody, func(h http.Header) { h.Del(HeaderTimestamp) }, ErrMissingHeader},
 		{"no signature", testSecret(t), verifyNow, verifyBody, func(h http.Header) { h.Del(HeaderSignature) }, ErrMissingHeader},
+		{"a second comma after the signature", testSecret(t), verifyNow, verifyBody, func(h http.Header) {
+			h.Set(HeaderSignature, h.Get(HeaderSignature)+",v1")
+		}, ErrSignature},
+		{"only white space", testSecret(t), verifyNow, verifyBody, func(h http.Header) { h.Set(HeaderSignature, " \t ") }, ErrSignature},
 		{"empty signature", testSecret(t), verifyNow, verifyBody, func(h http.Header) { h.Set(HeaderSignature, "") }, ErrSignature},
 	}
 	for _, tt := range tests {
