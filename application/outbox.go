@@ -59,31 +59,3 @@ type EventStatus struct {
 	NextAt    time.Time // when it is due; while an attempt runs, when its claim ends
 	LastError string    // why the last attempt failed
 }
-
-// Demand is the load clients put on the service now, to which deliveries
-// give way: they share its cores.
-type Demand interface {
-	// InFlight is how many client requests are being served.
-	InFlight() int
-}
-
-// Clock tells the time; tests move it.
-type Clock interface {
-	Now() time.Time
-}
-
-// SystemClock is the real time.
-type SystemClock struct{}
-
-// Now returns the current time.
-func (SystemClock) Now() time.Time { return time.Now() }
-
-// DispatchObserver learns of every attempt, for metrics.
-type DispatchObserver interface {
-	// Attempted reports an attempt's outcome ("delivered", or a
-	// DeliveryError's Outcome) and, when delivered, the time from the
-	// event's commit to the receiver's answer.
-	Attempted(outcome string, latency time.Duration)
-	// GaveUp reports an event marked failed.
-	GaveUp()
-}
