@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
 )
 
@@ -41,23 +43,18 @@ func plantsDelivered(t *testing.T, r *hookReceiver) (perPlant map[int64]int, rep
 // waitDelivered waits until every plant in ids was delivered at least once.
 func waitDelivered(t *testing.T, r *hookReceiver, ids []int64, within time.Duration) (repeated int) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		got, rep := plantsDelivered(t, r)
-		missing := 0
+	missing := func() (n int) {
+		got, _ := plantsDelivered(t, r)
 		for _, id := range ids {
 			if got[id] == 0 {
-				missing++
+				n++
 			}
 		}
-		if missing == 0 {
-			return rep
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d acknowledged plants were never announced", missing, len(ids))
-		}
-		time.Sleep(50 * time.Millisecond)
+		return n
 	}
+	require.Eventually(t, func() bool { return missing() == 0 }, within, 50*time.Millisecond, "acknowledged plants never announced")
+	_, repeated = plantsDelivered(t, r)
+	return repeated
 }
 
 // A SIGKILL right after acknowledged creates loses no event: the restarted
@@ -158,22 +155,14 @@ func TestAKilledReplicasClaimsAreTakenOver(t *testing.T) {
 	}
 	// Each replica has 16 attempt slots: 17 hanging attempts mean both
 	// hold claims.
-	for deadline := time.Now().Add(10 * time.Second); hanging() < 17; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d attempts hang; want both replicas holding claims", hanging())
-		}
-	}
+	require.Eventually(t, func() bool { return hanging() >= 17 }, 10*time.Second, 10*time.Millisecond, "want both replicas holding claims")
 	a.signal(t, syscall.SIGKILL)
 	if state := a.waitExit(t, 10*time.Second); !killedBy(state, syscall.SIGKILL) {
 		t.Fatalf("the replica exited with %v, want SIGKILL", state)
 	}
 	// The receiver drops the killed replica's attempts: none of them counts
 	// as a delivery.
-	for deadline := time.Now().Add(5 * time.Second); hanging() > 16; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d attempts still hang after the kill; the killed replica's should have ended", hanging())
-		}
-	}
+	require.Eventually(t, func() bool { return hanging() <= 16 }, 5*time.Second, 10*time.Millisecond, "the killed replica's attempts should have ended")
 	release()
 	repeated := waitDelivered(t, r, acked, 30*time.Second)
 	t.Logf("%d events delivered after one of two replicas was killed holding claims; %d more than once", len(acked), repeated)
@@ -213,12 +202,13 @@ func newHoldingReceiver(t *testing.T, secret string) (r *hookReceiver, hanging f
 	return r, func() int { return int(waiting.Load()) }, func() { once.Do(func() { close(held) }) }
 }
 
-// SIGTERM while deliveries are in flight loses nothing: what was not
-// delivered before the stop is delivered after the restart.
+// SIGTERM while deliveries are in flight loses nothing: the attempts in
+// flight finish within the grace period, and what was not delivered before
+// the stop is delivered after the restart.
 func TestSIGTERMMidDeliveryLosesNothing(t *testing.T) {
 	forEachStore(t, func(t *testing.T, db string) {
 		file, secret := newSecretFile(t)
-		r := newHookReceiver(t, secret, func(int) int { time.Sleep(100 * time.Millisecond); return 200 })
+		r, hanging, release := newHoldingReceiver(t, secret)
 		env := webhookEnv(file, r.srv.URL)
 		maps.Copy(env, map[string]string{"PLANTSTORE_WEBHOOK_CONCURRENCY": "2", "PLANTSTORE_SHUTDOWN_TIMEOUT": "5s"})
 		p := startProcess(t, db, env)
@@ -229,7 +219,9 @@ func TestSIGTERMMidDeliveryLosesNothing(t *testing.T) {
 				acked = append(acked, id)
 			}
 		}
+		require.Eventually(t, func() bool { return hanging() == 2 }, 10*time.Second, 10*time.Millisecond, "want both slots in flight")
 		p.signal(t, syscall.SIGTERM)
+		release() // the attempts in flight are answered during the grace period
 		if state := p.waitExit(t, 15*time.Second); state.ExitCode() != 0 {
 			t.Fatalf("exit %v", state)
 		}
@@ -261,11 +253,7 @@ func TestSIGTERMCutsHangingAttemptsAtTheEndOfTheGracePeriod(t *testing.T) {
 				t.Fatalf("create %d: %d", id, res.status)
 			}
 		}
-		for deadline := time.Now().Add(10 * time.Second); hanging() < len(acked); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%d attempts hang; want %d", hanging(), len(acked))
-			}
-		}
+		require.Eventually(t, func() bool { return hanging() == len(acked) }, 10*time.Second, 10*time.Millisecond, "want every attempt hanging")
 		p.signal(t, syscall.SIGTERM)
 		// The attempts would run for a minute; the grace period is a second.
 		if state := p.waitExit(t, 8*time.Second); state.ExitCode() != 0 {
