@@ -2,6 +2,7 @@ package dispatch_test
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -86,6 +87,46 @@ func TestRetriesOfEventsThatFailedTogetherAreSpread(t *testing.T) {
 		// once in billions of runs.
 		if longest-shortest < 50*time.Millisecond {
 			t.Errorf("retries came %s to %s after the first attempts: not spread", shortest, longest)
+		}
+	})
+}
+
+// A receiver that fails, redirects or is down for a while gets the event
+// once it answers 2xx, and every attempt is observed with its outcome; the
+// sender (adapters/webhook) says which outcome an answer is.
+func TestEachReceiverIsRetriedUntilItAnswers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const failing, redirecting, down = "http://failing.example/", "http://redirecting.example/", "http://down.example/"
+		store := memory.New(failing, redirecting, down)
+		var up atomic.Bool
+		r := &receiver{answer: func(e application.Event, attempt int) error {
+			switch {
+			case e.URL == failing && attempt <= 2:
+				return &application.DeliveryError{Outcome: "status", Status: 500 + attempt, Detail: "5xx"}
+			case e.URL == redirecting && attempt <= 2:
+				return &application.DeliveryError{Outcome: "redirect", Status: 307, Detail: "not followed"}
+			case e.URL == down && !up.Load():
+				return &application.DeliveryError{Outcome: "refused", Detail: "connection refused"}
+			}
+			return nil
+		}}
+		c := &counts{}
+		start(t, store, r, c, fast)
+		createPlants(t, store, 1)
+		advance(time.Second)
+		if c.count("delivered") != 2 || c.count("refused") < 1 || pending(store, false) != 1 {
+			t.Fatalf("outcomes %v, %d pending; want the receiver that is down waited for", c.outcomes, pending(store, false))
+		}
+		up.Store(true)
+		advance(time.Second)
+		want := map[string]int{"status": 2, "redirect": 2, "delivered": 3}
+		for outcome, n := range want {
+			if c.count(outcome) != n {
+				t.Errorf("outcomes %v; want %v and some refused", c.outcomes, want)
+			}
+		}
+		if pending(store, false) != 0 {
+			t.Errorf("%d events pending; want none", pending(store, false))
 		}
 	})
 }

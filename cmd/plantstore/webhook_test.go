@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -156,44 +155,6 @@ func TestWebhookAnnouncesEveryStoredPlantToEveryReceiver(t *testing.T) {
 	})
 }
 
-// A receiver that fails, redirects or is down for a while gets the event
-// once it answers 2xx; the redirect is not followed. The store does not
-// matter here: its outbox is checked by the store suite.
-func TestWebhookRetriesUntilTheReceiverAnswers(t *testing.T) {
-	file, secret := newSecretFile(t)
-	failing := newHookReceiver(t, secret, func(n int) int { return []int{500, 503, 200}[min(n, 3)-1] })
-	redirecting := newHookReceiver(t, secret, func(n int) int { return []int{307, 302, 202}[min(n, 3)-1] })
-	// A port that refuses connections until a receiver listens on it.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	down := ln.Addr().String()
-	_ = ln.Close()
-	s := startService(t, storeURLs()["sqlite"](t), webhookEnv(file, failing.srv.URL, redirecting.srv.URL, "http://"+down+"/"))
-	s.create(t, `{"id":1,"name":"Fern"}`).expect(t, 200, "")
-	// While a receiver is down, its event is pending and ageing.
-	require.Eventually(t, func() bool {
-		m := s.scrape()
-		pending, _ := metric(m, "plantstore_webhook_events_pending")
-		age, _ := metric(m, "plantstore_webhook_oldest_pending_seconds")
-		return pending >= 1 && age >= 1
-	}, 10*time.Second, 50*time.Millisecond, "an event pending for a second while its receiver is down")
-	ln, err = net.Listen("tcp", down)
-	require.NoError(t, err, "the refusing port was taken meanwhile")
-	late := newHookReceiver(t, secret, nil)
-	late.srv.Close()
-	late.srv = &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(late.serve)}}
-	late.srv.Start()
-	for _, r := range []*hookReceiver{failing, redirecting, late} {
-		require.Equal(t, `{"id":1,"name":"Fern"}`, r.deliveries(t, 1, 15*time.Second)[0].body)
-	}
-	m := s.adminGet(t, "/metrics").body
-	for _, line := range []string{`outcome="status"} 2`, `outcome="redirect"} 2`, `outcome="refused"}`, `outcome="delivered"} 3`} {
-		if !strings.Contains(m, "plantstore_webhook_attempts_total{"+line) {
-			t.Errorf("metrics lack attempts %s", line)
-		}
-	}
-}
-
 // A receiver that hangs holds its own attempts only: creates, readiness
 // and the other receivers' deliveries go on, well within one attempt's
 // timeout.
@@ -237,21 +198,15 @@ func downUntilUp(down, up int) (answer func(int) int, bringUp func()) {
 // text format.
 func metricValue(t *testing.T, metrics, name string) float64 {
 	t.Helper()
-	v, ok := metric(metrics, name)
-	require.True(t, ok, "no metric %s", name)
-	return v
-}
-
-// metric is metricValue for conditions that are checked again: false when
-// the metric is not there.
-func metric(metrics, name string) (float64, bool) {
 	for line := range strings.SplitSeq(metrics, "\n") {
 		if v, ok := strings.CutPrefix(line, name+" "); ok {
 			f, err := strconv.ParseFloat(v, 64)
-			return f, err == nil
+			require.NoError(t, err, line)
+			return f
 		}
 	}
-	return 0, false
+	t.Fatalf("no metric %s", name)
+	return 0
 }
 
 // scrape is the service's metrics, or "" when they cannot be read: for
