@@ -117,3 +117,28 @@ func TestAnAbortedLastAttemptDoesNotFailTheEvent(t *testing.T) {
 		}
 	})
 }
+
+// A worker whose start never came (another part of the service failed to
+// start first) stops at once.
+func TestAWorkerNeverStartedStopsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := dispatch.New(fast, dispatch.Deps{Source: memory.New("http://a.example/hook"), Sender: &receiver{}})
+		w.Stop(context.Background())
+	})
+}
+
+// A store that keeps no events (no receiver is configured) gives the
+// worker nothing to do: it starts and stops without sending.
+func TestAStoreWithoutReceiversGivesTheWorkerNothingToDo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := memory.New()
+		r := &receiver{}
+		w := start(t, store, r, &counts{}, fast)
+		createPlants(t, store, 3)
+		advance(time.Hour)
+		w.Stop(context.Background())
+		if r.most.Load() != 0 {
+			t.Fatal("an attempt without receivers")
+		}
+	})
+}

@@ -11,7 +11,7 @@ type Worker struct {
 	deps Deps
 	cfg  Config
 
-	stop      context.CancelFunc // ends the claims, set by Start
+	stop      context.CancelFunc // ends the claims; nil until Start
 	done      chan struct{}      // closed once run has returned
 	abortOnce sync.Once
 	abort     chan struct{} // closed by Stop at the end of its grace period
@@ -25,7 +25,7 @@ func New(cfg Config, deps Deps) *Worker {
 	if deps.Log == nil {
 		deps.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Worker{deps: deps, cfg: cfg.withDefaults(), stop: func() {}, done: make(chan struct{}), abort: make(chan struct{})}
+	return &Worker{deps: deps, cfg: cfg.withDefaults(), done: make(chan struct{}), abort: make(chan struct{})}
 }
 
 // Start runs the worker in the background until Stop. Call it once.
@@ -39,7 +39,11 @@ func (w *Worker) Start() {
 // timeout or until ctx ends, whichever comes first, settles them, and
 // returns. Attempts still running when ctx ends are cut short: they are
 // settled as failed attempts, never as failed events, and retried later.
+// A worker that was never started has nothing to stop.
 func (w *Worker) Stop(ctx context.Context) {
+	if w.stop == nil {
+		return
+	}
 	w.stop()
 	select {
 	case <-w.done:
