@@ -124,19 +124,16 @@ func TestWebhookAnnouncesEveryStoredPlantToEveryReceiver(t *testing.T) {
 		s.call(t, "DELETE", "/plants/-3").expect(t, 204, "")                                 // does not withdraw
 		// Events are committed with their plants: once four are delivered
 		// and none is pending, none more comes.
-		metricsShow := func(lines ...string) func() bool {
-			return func() bool {
-				m := s.scrape()
-				for _, line := range lines {
-					if !strings.Contains(m, line+"\n") {
-						return false
-					}
+		require.Eventually(t, func() bool {
+			m := s.scrape()
+			for _, line := range []string{`plantstore_webhook_attempts_total{outcome="delivered"} 4`, "plantstore_webhook_events_pending 0",
+				"plantstore_webhook_delivery_latency_seconds_count 4"} {
+				if !strings.Contains(m, line+"\n") {
+					return false
 				}
-				return true
 			}
-		}
-		require.Eventually(t, metricsShow(`plantstore_webhook_attempts_total{outcome="delivered"} 4`, "plantstore_webhook_events_pending 0",
-			"plantstore_webhook_delivery_latency_seconds_count 4"), 10*time.Second, 20*time.Millisecond, "metrics of four deliveries")
+			return true
+		}, 10*time.Second, 20*time.Millisecond, "metrics of four deliveries and none pending")
 		want := map[string]bool{`{"id":7,"name":"Monstera deliciosa","tag":"aroid"}`: true, `{"id":-3,"name":"Café \"quoted\" \\ 🌵"}`: true}
 		ids := map[string]bool{}
 		for _, r := range []*hookReceiver{a, b} {
@@ -279,9 +276,11 @@ func TestWebhooksListenPrintsVerifiedEvents(t *testing.T) {
 	file, _ := newSecretFile(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
-	done := make(chan error, 1)
+	done := make(chan struct{})
+	var listenErr error
 	go func() {
-		done <- webhooks(ctx, []string{"listen", "--addr", "127.0.0.1:0", "--secret-file", file}, noEnv, stdout, stderr)
+		defer close(done)
+		listenErr = webhooks(ctx, []string{"listen", "--addr", "127.0.0.1:0", "--secret-file", file}, noEnv, stdout, stderr)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	var url string
@@ -301,9 +300,8 @@ func TestWebhooksListenPrintsVerifiedEvents(t *testing.T) {
 	}
 	cancel()
 	select {
-	case err := <-done:
-		require.NoError(t, err, "webhooks listen")
-		done <- nil // for the cleanup
+	case <-done:
+		require.NoError(t, listenErr, "webhooks listen")
 	case <-time.After(10 * time.Second):
 		t.Fatal("webhooks listen did not stop with its context")
 	}
