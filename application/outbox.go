@@ -5,11 +5,14 @@ import (
 	"time"
 )
 
-// EventSource is the outbox of new-plant events as the dispatcher uses it.
-// A store writes events in the same transaction as their plants; the
-// dispatcher claims the ones that are due, attempts them, and settles each
-// attempt. Implementations are safe for concurrent use, and claims are
-// exclusive across every process sharing the store.
+// EventSource is the outbox of new-plant events as the delivery worker
+// (adapters/dispatch) uses it. A store writes events in the same
+// transaction as their plants; the worker claims the ones that are due,
+// attempts them, and settles each attempt by RetryPolicy. It is declared
+// here, beside Event and Settlement, because the stores implement it and
+// adapters do not import one another. Implementations are safe for
+// concurrent use, and claims are exclusive across every process sharing the
+// store.
 type EventSource interface {
 	// Receivers are the URLs the store writes events for.
 	Receivers() []string
@@ -23,7 +26,7 @@ type EventSource interface {
 	// outcome whose claim is no longer held changes nothing.
 	Settle(ctx context.Context, outcomes []Settlement) error
 	// Committed receives a signal after a write stored events, so that the
-	// dispatcher starts on them at once instead of at its next poll.
+	// worker starts on them at once instead of at its next poll.
 	Committed() <-chan struct{}
 }
 
