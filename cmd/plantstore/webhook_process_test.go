@@ -140,7 +140,7 @@ func TestTwoReplicasShareTheDeliveries(t *testing.T) {
 func TestAKilledReplicasClaimsAreTakenOver(t *testing.T) {
 	db := pgtest.NewDatabase(t)
 	file, secret := newSecretFile(t)
-	r, hanging, release := newHoldingReceiver(t, secret)
+	r := newHoldingReceiver(t, secret)
 	env := webhookEnv(file, r.srv.URL)
 	// Claims last twice the attempt timeout: 4s.
 	env["PLANTSTORE_WEBHOOK_TIMEOUT"] = "2s"
@@ -155,29 +155,35 @@ func TestAKilledReplicasClaimsAreTakenOver(t *testing.T) {
 	}
 	// Each replica has 16 attempt slots: 17 hanging attempts mean both
 	// hold claims.
-	require.Eventually(t, func() bool { return hanging() >= 17 }, 10*time.Second, 10*time.Millisecond, "want both replicas holding claims")
+	require.Eventually(t, func() bool { return r.hanging() >= 17 }, 10*time.Second, 10*time.Millisecond, "want both replicas holding claims")
 	a.signal(t, syscall.SIGKILL)
 	if state := a.waitExit(t, 10*time.Second); !killedBy(state, syscall.SIGKILL) {
 		t.Fatalf("the replica exited with %v, want SIGKILL", state)
 	}
 	// The receiver drops the killed replica's attempts: none of them counts
 	// as a delivery.
-	require.Eventually(t, func() bool { return hanging() <= 16 }, 5*time.Second, 10*time.Millisecond, "the killed replica's attempts should have ended")
-	release()
-	repeated := waitDelivered(t, r, acked, 30*time.Second)
+	require.Eventually(t, func() bool { return r.hanging() <= 16 }, 5*time.Second, 10*time.Millisecond, "the killed replica's attempts should have ended")
+	r.release()
+	repeated := waitDelivered(t, r.hookReceiver, acked, 30*time.Second)
 	t.Logf("%d events delivered after one of two replicas was killed holding claims; %d more than once", len(acked), repeated)
 }
 
-// newHoldingReceiver is a receiver whose attempts hang until release is
-// called; an attempt whose sender went away meanwhile is not counted as a
-// delivery. hanging tells how many attempts wait now.
-func newHoldingReceiver(t *testing.T, secret string) (r *hookReceiver, hanging func() int, release func()) {
+// holdingReceiver is a receiver whose attempts hang until let through or
+// released; an attempt whose sender went away meanwhile is not counted as a
+// delivery.
+type holdingReceiver struct {
+	*hookReceiver
+	waiting atomic.Int64
+	pass    chan struct{} // each token lets one waiting attempt through
+	held    chan struct{} // closed by release
+	once    sync.Once
+}
+
+func newHoldingReceiver(t *testing.T, secret string) *holdingReceiver {
 	t.Helper()
-	r = newHookReceiver(t, secret, nil)
-	r.srv.Close()
-	held := make(chan struct{})
-	var waiting atomic.Int64
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	h := &holdingReceiver{hookReceiver: newHookReceiver(t, secret, nil), pass: make(chan struct{}, 64), held: make(chan struct{})}
+	h.srv.Close()
+	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		// Only once the body is read does net/http watch the connection
 		// and end the request's context when the sender goes away.
 		body, err := io.ReadAll(req.Body)
@@ -185,22 +191,35 @@ func newHoldingReceiver(t *testing.T, secret string) (r *hookReceiver, hanging f
 			return
 		}
 		req.Body = io.NopCloser(bytes.NewReader(body))
-		waiting.Add(1)
+		h.waiting.Add(1)
 		select {
-		case <-held:
+		case <-h.pass:
+		case <-h.held:
 		case <-req.Context().Done():
 		}
-		waiting.Add(-1)
+		h.waiting.Add(-1)
 		if req.Context().Err() != nil {
 			return
 		}
-		r.serve(w, req)
+		h.serve(w, req)
 	}))
-	t.Cleanup(r.srv.Close)
-	var once sync.Once
-	t.Cleanup(func() { once.Do(func() { close(held) }) })
-	return r, func() int { return int(waiting.Load()) }, func() { once.Do(func() { close(held) }) }
+	t.Cleanup(h.srv.Close)
+	t.Cleanup(h.release)
+	return h
 }
+
+// hanging is how many attempts wait now.
+func (h *holdingReceiver) hanging() int { return int(h.waiting.Load()) }
+
+// let lets n waiting or coming attempts through.
+func (h *holdingReceiver) let(n int) {
+	for range n {
+		h.pass <- struct{}{}
+	}
+}
+
+// release lets every attempt through, now and from now on.
+func (h *holdingReceiver) release() { h.once.Do(func() { close(h.held) }) }
 
 // SIGTERM while deliveries are in flight loses nothing, however long a
 // receiver may take to answer: attempts answered within the grace period
@@ -212,7 +231,7 @@ func TestSIGTERMMidDeliveryLosesNothing(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			forEachStore(t, func(t *testing.T, db string) {
 				file, secret := newSecretFile(t)
-				r, hanging, release := newHoldingReceiver(t, secret)
+				r := newHoldingReceiver(t, secret)
 				env := webhookEnv(file, r.srv.URL)
 				maps.Copy(env, map[string]string{"PLANTSTORE_WEBHOOK_CONCURRENCY": "2", "PLANTSTORE_WEBHOOK_TIMEOUT": "60s", "PLANTSTORE_SHUTDOWN_TIMEOUT": "1s"})
 				p := startProcess(t, db, env)
@@ -223,22 +242,23 @@ func TestSIGTERMMidDeliveryLosesNothing(t *testing.T) {
 						acked = append(acked, id)
 					}
 				}
-				require.Eventually(t, func() bool { return hanging() == 2 }, 10*time.Second, 10*time.Millisecond, "want both slots in flight")
+				require.Eventually(t, func() bool { return r.hanging() == 2 }, 10*time.Second, 10*time.Millisecond, "want both slots in flight")
 				p.signal(t, syscall.SIGTERM)
-				if answered {
-					release()
+				delivered := 0
+				if answered { // the attempts in flight, and no later one
+					delivered = 2
+					r.let(delivered)
 				}
 				// The attempts would run for a minute; the grace period is a second.
 				if state := p.waitExit(t, 8*time.Second); state.ExitCode() != 0 {
 					t.Fatalf("exit %v\n%s", state, p.output())
 				}
-				got, _ := plantsDelivered(t, r)
-				if len(got) == len(acked) || (!answered && len(got) != 0) {
-					t.Fatalf("%d of %d events delivered before the stop", len(got), len(acked))
+				if got, _ := plantsDelivered(t, r.hookReceiver); len(got) != delivered {
+					t.Fatalf("%d of %d events delivered before the stop; want %d", len(got), len(acked), delivered)
 				}
-				release()
+				r.release()
 				startProcess(t, db, env)
-				waitDelivered(t, r, acked, 30*time.Second)
+				waitDelivered(t, r.hookReceiver, acked, 30*time.Second)
 			})
 		})
 	}
