@@ -3,12 +3,15 @@ package dispatch_test
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/plantstore/plantstore/adapters/dispatch"
 	"github.com/plantstore/plantstore/adapters/memory"
 	"github.com/plantstore/plantstore/application"
 )
@@ -253,6 +256,30 @@ func TestEventsOfAReceiverNoLongerConfiguredWaitForIt(t *testing.T) {
 		advance(time.Second)
 		if r.attemptsTo(removed) != 3 || pending(store, false) != 0 {
 			t.Fatalf("%d attempts to the receiver configured again, %d pending; want 3, 0", r.attemptsTo(removed), pending(store, false))
+		}
+	})
+}
+
+// A given-up event is logged with its receiver's URL as log lines show it:
+// without the query or user information, where receivers take their tokens.
+func TestAGivenUpEventIsLoggedWithoutTheReceiversToken(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := memory.New("http://user:pw@a.example/hook?token=s3cret")
+		var logs strings.Builder
+		r := &receiver{answer: func(application.Event, int) error {
+			return &application.DeliveryError{Outcome: "refused", Detail: "connection refused"}
+		}}
+		cfg := fast
+		cfg.Retry.MaxAge = 100 * time.Millisecond
+		w := dispatch.New(cfg, dispatch.Deps{Source: store, Sender: r, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+		w.Start()
+		createPlants(t, store, 1)
+		advance(time.Second)
+		w.Stop(context.Background())
+		out := logs.String()
+		if !strings.Contains(out, "webhook event failed") || !strings.Contains(out, "url=http://a.example/hook ") ||
+			strings.Contains(out, "s3cret") || strings.Contains(out, "user:pw") {
+			t.Fatalf("log:\n%s", out)
 		}
 	})
 }
