@@ -31,8 +31,10 @@ type Event struct {
 	Claim string
 }
 
-// EventSender delivers one event to its receiver. Implementations are safe
-// for concurrent use.
+// EventSender delivers one event to its receiver, for the delivery worker
+// (adapters/dispatch); adapters/webhook implements it, and adapters do not
+// import one another, so it is declared here. Implementations are safe for
+// concurrent use.
 type EventSender interface {
 	// Send posts e to e.URL and returns nil when the receiver answered 2xx
 	// in time, else a *DeliveryError saying why not. It never follows a

@@ -5,11 +5,14 @@ import (
 	"time"
 )
 
-// EventSource is the outbox of new-plant events as the dispatcher uses it.
-// A store writes events in the same transaction as their plants; the
-// dispatcher claims the ones that are due, attempts them, and settles each
-// attempt. Implementations are safe for concurrent use, and claims are
-// exclusive across every process sharing the store.
+// EventSource is the outbox of new-plant events as the delivery worker
+// (adapters/dispatch) uses it. A store writes events in the same
+// transaction as their plants; the worker claims the ones that are due,
+// attempts them, and settles each attempt by RetryPolicy. It is declared
+// here, beside Event and Settlement, because the stores implement it and
+// adapters do not import one another. Implementations are safe for
+// concurrent use, and claims are exclusive across every process sharing the
+// store.
 type EventSource interface {
 	// Receivers are the URLs the store writes events for.
 	Receivers() []string
@@ -23,7 +26,7 @@ type EventSource interface {
 	// outcome whose claim is no longer held changes nothing.
 	Settle(ctx context.Context, outcomes []Settlement) error
 	// Committed receives a signal after a write stored events, so that the
-	// dispatcher starts on them at once instead of at its next poll.
+	// worker starts on them at once instead of at its next poll.
 	Committed() <-chan struct{}
 }
 
@@ -58,32 +61,4 @@ type EventStatus struct {
 	Failed    bool
 	NextAt    time.Time // when it is due; while an attempt runs, when its claim ends
 	LastError string    // why the last attempt failed
-}
-
-// Demand is the load clients put on the service now, to which deliveries
-// give way: they share its cores.
-type Demand interface {
-	// InFlight is how many client requests are being served.
-	InFlight() int
-}
-
-// Clock tells the time; tests move it.
-type Clock interface {
-	Now() time.Time
-}
-
-// SystemClock is the real time.
-type SystemClock struct{}
-
-// Now returns the current time.
-func (SystemClock) Now() time.Time { return time.Now() }
-
-// DispatchObserver learns of every attempt, for metrics.
-type DispatchObserver interface {
-	// Attempted reports an attempt's outcome ("delivered", or a
-	// DeliveryError's Outcome) and, when delivered, the time from the
-	// event's commit to the receiver's answer.
-	Attempted(outcome string, latency time.Duration)
-	// GaveUp reports an event marked failed.
-	GaveUp()
 }

@@ -14,8 +14,8 @@ type OutboxStats interface {
 	OutboxStats(ctx context.Context) (pending int, oldest time.Time, failed int, err error)
 }
 
-// Metrics are the webhook's Prometheus collectors. They implement
-// application.DispatchObserver.
+// Metrics are the webhook's Prometheus collectors. They observe the
+// delivery worker's attempts (adapters/dispatch's Observer).
 type Metrics struct {
 	attempts *prometheus.CounterVec
 	latency  prometheus.Histogram

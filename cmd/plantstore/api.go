@@ -5,8 +5,8 @@ import (
 
 	"go.uber.org/fx"
 
+	"github.com/plantstore/plantstore/adapters/dispatch"
 	"github.com/plantstore/plantstore/adapters/httpapi"
-	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/docs"
 )
 
@@ -26,7 +26,7 @@ var apiModule = fx.Module("httpapi",
 		},
 	),
 	// The clients' demand, which the webhook's deliveries give way to.
-	fx.Provide(func(api *httpapi.API) application.Demand { return api }),
+	fx.Provide(func(api *httpapi.API) dispatch.Demand { return api }),
 	fx.Invoke(func(lc fx.Lifecycle, s *apiSettings, hs *httpSettings, grace *gracePeriod, api *httpapi.API, ls *Listeners, b *bound, d *drain, log *slog.Logger) {
 		d.onDrain(api.Drain)
 		srv := newServer(hs, api, log)

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
 )
 
@@ -41,23 +43,18 @@ func plantsDelivered(t *testing.T, r *hookReceiver) (perPlant map[int64]int, rep
 // waitDelivered waits until every plant in ids was delivered at least once.
 func waitDelivered(t *testing.T, r *hookReceiver, ids []int64, within time.Duration) (repeated int) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		got, rep := plantsDelivered(t, r)
-		missing := 0
+	missing := func() (n int) {
+		got, _ := plantsDelivered(t, r)
 		for _, id := range ids {
 			if got[id] == 0 {
-				missing++
+				n++
 			}
 		}
-		if missing == 0 {
-			return rep
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d acknowledged plants were never announced", missing, len(ids))
-		}
-		time.Sleep(50 * time.Millisecond)
+		return n
 	}
+	require.Eventually(t, func() bool { return missing() == 0 }, within, 50*time.Millisecond, "acknowledged plants never announced")
+	_, repeated = plantsDelivered(t, r)
+	return repeated
 }
 
 // A SIGKILL right after acknowledged creates loses no event: the restarted
@@ -143,7 +140,7 @@ func TestTwoReplicasShareTheDeliveries(t *testing.T) {
 func TestAKilledReplicasClaimsAreTakenOver(t *testing.T) {
 	db := pgtest.NewDatabase(t)
 	file, secret := newSecretFile(t)
-	r, hanging, release := newHoldingReceiver(t, secret)
+	r := newHoldingReceiver(t, secret)
 	env := webhookEnv(file, r.srv.URL)
 	// Claims last twice the attempt timeout: 4s.
 	env["PLANTSTORE_WEBHOOK_TIMEOUT"] = "2s"
@@ -158,37 +155,35 @@ func TestAKilledReplicasClaimsAreTakenOver(t *testing.T) {
 	}
 	// Each replica has 16 attempt slots: 17 hanging attempts mean both
 	// hold claims.
-	for deadline := time.Now().Add(10 * time.Second); hanging() < 17; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d attempts hang; want both replicas holding claims", hanging())
-		}
-	}
+	require.Eventually(t, func() bool { return r.hanging() >= 17 }, 10*time.Second, 10*time.Millisecond, "want both replicas holding claims")
 	a.signal(t, syscall.SIGKILL)
 	if state := a.waitExit(t, 10*time.Second); !killedBy(state, syscall.SIGKILL) {
 		t.Fatalf("the replica exited with %v, want SIGKILL", state)
 	}
 	// The receiver drops the killed replica's attempts: none of them counts
 	// as a delivery.
-	for deadline := time.Now().Add(5 * time.Second); hanging() > 16; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d attempts still hang after the kill; the killed replica's should have ended", hanging())
-		}
-	}
-	release()
-	repeated := waitDelivered(t, r, acked, 30*time.Second)
+	require.Eventually(t, func() bool { return r.hanging() <= 16 }, 5*time.Second, 10*time.Millisecond, "the killed replica's attempts should have ended")
+	r.release()
+	repeated := waitDelivered(t, r.hookReceiver, acked, 30*time.Second)
 	t.Logf("%d events delivered after one of two replicas was killed holding claims; %d more than once", len(acked), repeated)
 }
 
-// newHoldingReceiver is a receiver whose attempts hang until release is
-// called; an attempt whose sender went away meanwhile is not counted as a
-// delivery. hanging tells how many attempts wait now.
-func newHoldingReceiver(t *testing.T, secret string) (r *hookReceiver, hanging func() int, release func()) {
+// holdingReceiver is a receiver whose attempts hang until let through or
+// released; an attempt whose sender went away meanwhile is not counted as a
+// delivery.
+type holdingReceiver struct {
+	*hookReceiver
+	waiting atomic.Int64
+	pass    chan struct{} // each token lets one waiting attempt through
+	held    chan struct{} // closed by release
+	once    sync.Once
+}
+
+func newHoldingReceiver(t *testing.T, secret string) *holdingReceiver {
 	t.Helper()
-	r = newHookReceiver(t, secret, nil)
-	r.srv.Close()
-	held := make(chan struct{})
-	var waiting atomic.Int64
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	h := &holdingReceiver{hookReceiver: newHookReceiver(t, secret, nil), pass: make(chan struct{}, 64), held: make(chan struct{})}
+	h.srv.Close()
+	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		// Only once the body is read does net/http watch the connection
 		// and end the request's context when the sender goes away.
 		body, err := io.ReadAll(req.Body)
@@ -196,86 +191,75 @@ func newHoldingReceiver(t *testing.T, secret string) (r *hookReceiver, hanging f
 			return
 		}
 		req.Body = io.NopCloser(bytes.NewReader(body))
-		waiting.Add(1)
+		h.waiting.Add(1)
 		select {
-		case <-held:
+		case <-h.pass:
+		case <-h.held:
 		case <-req.Context().Done():
 		}
-		waiting.Add(-1)
+		h.waiting.Add(-1)
 		if req.Context().Err() != nil {
 			return
 		}
-		r.serve(w, req)
+		h.serve(w, req)
 	}))
-	t.Cleanup(r.srv.Close)
-	var once sync.Once
-	t.Cleanup(func() { once.Do(func() { close(held) }) })
-	return r, func() int { return int(waiting.Load()) }, func() { once.Do(func() { close(held) }) }
+	t.Cleanup(h.srv.Close)
+	t.Cleanup(h.release)
+	return h
 }
 
-// SIGTERM while deliveries are in flight loses nothing: what was not
-// delivered before the stop is delivered after the restart.
-func TestSIGTERMMidDeliveryLosesNothing(t *testing.T) {
-	forEachStore(t, func(t *testing.T, db string) {
-		file, secret := newSecretFile(t)
-		r := newHookReceiver(t, secret, func(int) int { time.Sleep(100 * time.Millisecond); return 200 })
-		env := webhookEnv(file, r.srv.URL)
-		maps.Copy(env, map[string]string{"PLANTSTORE_WEBHOOK_CONCURRENCY": "2", "PLANTSTORE_SHUTDOWN_TIMEOUT": "5s"})
-		p := startProcess(t, db, env)
-		c := newCreator(t, p, 4)
-		var acked []int64
-		for id := int64(1); id <= 30; id++ {
-			if c.post(plantFor(id), "").status == 200 {
-				acked = append(acked, id)
-			}
-		}
-		p.signal(t, syscall.SIGTERM)
-		if state := p.waitExit(t, 15*time.Second); state.ExitCode() != 0 {
-			t.Fatalf("exit %v", state)
-		}
-		got, _ := plantsDelivered(t, r)
-		if len(got) == len(acked) {
-			t.Fatal("every event was delivered before the stop; the test proves nothing")
-		}
-		startProcess(t, db, env)
-		waitDelivered(t, r, acked, 30*time.Second)
-		t.Logf("%d of %d delivered before SIGTERM", len(got), len(acked))
-	})
+// hanging is how many attempts wait now.
+func (h *holdingReceiver) hanging() int { return int(h.waiting.Load()) }
+
+// let lets n waiting or coming attempts through.
+func (h *holdingReceiver) let(n int) {
+	for range n {
+		h.pass <- struct{}{}
+	}
 }
 
-// SIGTERM stops dispatching within the grace period, however long a
-// receiver may take to answer: attempts still hanging at its end are cut
-// short, the service exits 0, and the events are delivered after the
+// release lets every attempt through, now and from now on.
+func (h *holdingReceiver) release() { h.once.Do(func() { close(h.held) }) }
+
+// SIGTERM while deliveries are in flight loses nothing, however long a
+// receiver may take to answer: attempts answered within the grace period
+// finish, those still hanging at its end are cut short, the service exits
+// 0, and what was not delivered before the stop is delivered after the
 // restart.
-func TestSIGTERMCutsHangingAttemptsAtTheEndOfTheGracePeriod(t *testing.T) {
-	forEachStore(t, func(t *testing.T, db string) {
-		file, secret := newSecretFile(t)
-		r, hanging, release := newHoldingReceiver(t, secret)
-		env := webhookEnv(file, r.srv.URL)
-		maps.Copy(env, map[string]string{"PLANTSTORE_WEBHOOK_TIMEOUT": "60s", "PLANTSTORE_SHUTDOWN_TIMEOUT": "1s"})
-		p := startProcess(t, db, env)
-		c := newCreator(t, p, 1)
-		acked := []int64{1, 2, 3}
-		for _, id := range acked {
-			if res := c.post(plantFor(id), ""); res.status != 200 {
-				t.Fatalf("create %d: %d", id, res.status)
-			}
-		}
-		for deadline := time.Now().Add(10 * time.Second); hanging() < len(acked); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%d attempts hang; want %d", hanging(), len(acked))
-			}
-		}
-		p.signal(t, syscall.SIGTERM)
-		// The attempts would run for a minute; the grace period is a second.
-		if state := p.waitExit(t, 8*time.Second); state.ExitCode() != 0 {
-			t.Fatalf("exit %v\n%s", state, p.output())
-		}
-		if got, _ := plantsDelivered(t, r); len(got) != 0 {
-			t.Fatalf("%d events delivered while the receiver held every attempt", len(got))
-		}
-		release()
-		startProcess(t, db, env)
-		waitDelivered(t, r, acked, 30*time.Second)
-	})
+func TestSIGTERMMidDeliveryLosesNothing(t *testing.T) {
+	for name, answered := range map[string]bool{"answered in the grace period": true, "hanging past it": false} {
+		t.Run(name, func(t *testing.T) {
+			forEachStore(t, func(t *testing.T, db string) {
+				file, secret := newSecretFile(t)
+				r := newHoldingReceiver(t, secret)
+				env := webhookEnv(file, r.srv.URL)
+				maps.Copy(env, map[string]string{"PLANTSTORE_WEBHOOK_CONCURRENCY": "2", "PLANTSTORE_WEBHOOK_TIMEOUT": "60s", "PLANTSTORE_SHUTDOWN_TIMEOUT": "1s"})
+				p := startProcess(t, db, env)
+				c := newCreator(t, p, 4)
+				var acked []int64
+				for id := int64(1); id <= 30; id++ {
+					if c.post(plantFor(id), "").status == 200 {
+						acked = append(acked, id)
+					}
+				}
+				require.Eventually(t, func() bool { return r.hanging() == 2 }, 10*time.Second, 10*time.Millisecond, "want both slots in flight")
+				p.signal(t, syscall.SIGTERM)
+				delivered := 0
+				if answered { // the attempts in flight, and no later one
+					delivered = 2
+					r.let(delivered)
+				}
+				// The attempts would run for a minute; the grace period is a second.
+				if state := p.waitExit(t, 8*time.Second); state.ExitCode() != 0 {
+					t.Fatalf("exit %v\n%s", state, p.output())
+				}
+				if got, _ := plantsDelivered(t, r.hookReceiver); len(got) != delivered {
+					t.Fatalf("%d of %d events delivered before the stop; want %d", len(got), len(acked), delivered)
+				}
+				r.release()
+				startProcess(t, db, env)
+				waitDelivered(t, r.hookReceiver, acked, 30*time.Second)
+			})
+		})
+	}
 }

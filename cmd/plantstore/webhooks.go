@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/fx"
 
+	"github.com/plantstore/plantstore/adapters/dispatch"
 	"github.com/plantstore/plantstore/adapters/webhook"
 	"github.com/plantstore/plantstore/application"
 )
@@ -115,39 +116,31 @@ func newWebhookSender(s *webhookSettings, log *slog.Logger) (*webhook.Sender, er
 	return webhook.NewSender(secret, webhook.Config{Timeout: s.Timeout, MaxIdleConnsPerHost: s.Concurrency, Logger: log})
 }
 
-// runDispatcher starts the dispatcher with the service and stops it within
-// the grace period, which the API's drain may have used part of: attempts
-// still running at its end are cut short and retried after the next start.
+// runDispatcher starts the delivery worker with the service and stops it
+// within the grace period, which the API's drain may have used part of:
+// attempts still running at its end are cut short and retried after the
+// next start.
 func runDispatcher(lc fx.Lifecycle, s *webhookSettings, grace *gracePeriod, source application.EventSource, stats webhook.OutboxStats,
-	sender *webhook.Sender, clients application.Demand, reg prometheus.Registerer, log *slog.Logger) error {
+	sender *webhook.Sender, clients dispatch.Demand, reg prometheus.Registerer, log *slog.Logger) error {
 	metrics, err := webhook.NewMetrics(reg, stats)
 	if err != nil {
 		return err
 	}
-	d := application.NewDispatcher(source, sender, application.SystemClock{}, metrics, log, application.DispatchConfig{
+	w := dispatch.New(dispatch.Config{
 		Concurrency: s.Concurrency,
 		Timeout:     s.Timeout,
-		MaxAge:      s.MaxAge,
-		Clients:     clients,
+		Retry:       application.RetryPolicy{MaxAge: s.MaxAge},
 		YieldAt:     int(s.YieldAt),
-	})
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
+	}, dispatch.Deps{Source: source, Sender: sender, Observer: metrics, Clients: clients, Log: log})
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
-			go func() { defer close(done); d.Run(ctx) }()
+			w.Start()
 			return nil
 		},
 		OnStop: func(ctx context.Context) error {
 			ctx, cancel := grace.within(ctx)
 			defer cancel()
-			stop()
-			select {
-			case <-done:
-			case <-ctx.Done():
-				d.Abort()
-				<-done
-			}
+			w.Stop(ctx)
 			sender.CloseIdleConnections()
 			return nil
 		},

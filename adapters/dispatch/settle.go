@@ -1,16 +1,18 @@
-package application
+package dispatch
 
 import (
 	"context"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/plantstore/plantstore/application"
 )
 
 // settling is an attempt's outcome on its way to the store, with the retry
 // alarm of its receiver's loop.
 type settling struct {
-	Settlement
+	application.Settlement
 	retry *retryAlarm
 }
 
@@ -75,19 +77,25 @@ const (
 
 // settle writes settlements in batches until in is closed and drained.
 // Once an outcome to be retried is written, its receiver's alarm is set.
-func (d *Dispatcher) settle(in <-chan settling) {
-	batch := make([]Settlement, 0, settleBatch)
+func (w *Worker) settle(in <-chan settling) {
+	batch := make([]application.Settlement, 0, settleBatch)
 	alarms := make([]*retryAlarm, 0, settleBatch)
+	// The timer runs only while a batch waits: an idle worker sets none.
+	timer := time.NewTimer(settleEvery)
+	timer.Stop()
+	var due <-chan time.Time
 	flush := func() {
+		timer.Stop()
+		due = nil
 		if len(batch) == 0 {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), d.cfg.Timeout)
+		ctx, cancel := context.WithTimeout(context.Background(), w.cfg.Timeout)
 		defer cancel()
 		// An outcome that cannot be written leaves its event claimed: it is
 		// attempted again when the lease ends.
-		if err := d.source.Settle(ctx, batch); err != nil {
-			d.log.Warn("webhook attempts could not be settled; they will be retried", "events", len(batch), "error", err.Error())
+		if err := w.deps.Source.Settle(ctx, batch); err != nil {
+			w.deps.Log.Warn("webhook attempts could not be settled; they will be retried", "events", len(batch), "error", err.Error())
 		} else {
 			for i, s := range batch {
 				if !s.Delivered && !s.Failed {
@@ -97,8 +105,6 @@ func (d *Dispatcher) settle(in <-chan settling) {
 		}
 		batch, alarms = batch[:0], alarms[:0]
 	}
-	tick := time.NewTicker(settleEvery)
-	defer tick.Stop()
 	for {
 		select {
 		case s, ok := <-in:
@@ -107,10 +113,14 @@ func (d *Dispatcher) settle(in <-chan settling) {
 				return
 			}
 			batch, alarms = append(batch, s.Settlement), append(alarms, s.retry)
+			if len(batch) == 1 {
+				timer.Reset(settleEvery)
+				due = timer.C
+			}
 			if len(batch) == settleBatch {
 				flush()
 			}
-		case <-tick.C:
+		case <-due:
 			flush()
 		}
 	}
