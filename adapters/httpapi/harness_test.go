@@ -77,15 +77,9 @@ func startServer(t *testing.T, opts ...serverOption) *testServer {
 		client:   &http.Client{Timeout: 30 * time.Second},
 	}
 	log := slog.New(slog.NewJSONHandler(s.logs, nil))
-	api, err := New(Config{MaxBodyBytes: cfg.maxBody, OpenAPI: docs.OpenAPI}, Deps{
-		Create:   application.NewCreatePlant(cfg.store, cfg.scopes),
-		Get:      application.NewGetPlant(cfg.store, cfg.scopes),
-		List:     application.NewListPlants(cfg.store, cfg.scopes),
-		Delete:   application.NewDeletePlant(cfg.store, cfg.scopes),
-		Verifier: s.keys.Verifier(t),
-		Log:      log,
-		Metrics:  s.metrics,
-	})
+	deps := useCases(cfg.store, cfg.scopes)
+	deps.Verifier, deps.Log, deps.Metrics = s.keys.Verifier(t), log, s.metrics
+	api, err := New(Config{MaxBodyBytes: cfg.maxBody, OpenAPI: docs.OpenAPI}, deps)
 	if err != nil {
 		t.Fatal(err)
 	}
