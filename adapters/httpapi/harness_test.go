@@ -31,7 +31,6 @@ import (
 // testServer is one API served on a loopback port for a test.
 type testServer struct {
 	url      string
-	store    *memory.Store
 	keys     *jwttest.Keys
 	logs     *syncBuffer
 	metrics  *prometheus.Registry
@@ -69,7 +68,6 @@ func startServer(t *testing.T, opts ...serverOption) *testServer {
 		o(&cfg)
 	}
 	s := &testServer{
-		store:    cfg.store,
 		keys:     jwttest.New(t),
 		logs:     &syncBuffer{},
 		metrics:  prometheus.NewRegistry(),
