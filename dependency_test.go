@@ -75,6 +75,7 @@ var sharedTestSuites = map[string]bool{
 	module + "/adapters/postgres/pgtest": true,
 	module + "/docs/openapitest":         true,
 	module + "/adapters/memory":          true,
+	module + "/adapters/jwtauth/jwttest": true,
 }
 
 // testStore is the store that tests of the application use: the in-memory

@@ -1,16 +1,72 @@
 package httpapi
 
 import (
+	"bytes"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/plantstore/plantstore/adapters/jwtauth/jwttest"
+	"github.com/plantstore/plantstore/adapters/memory"
+	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/docs"
 )
 
+// BenchmarkRequestPath is one create through the real router with real token
+// verification per algorithm, decoding, validation, the use case, the
+// in-memory store (a replay after the first request), encoding and the access
+// log.
+func BenchmarkRequestPath(b *testing.B) {
+	keys := jwttest.New(b)
+	store := memory.New()
+	api, err := New(Config{OpenAPI: docs.OpenAPI}, Deps{
+		Create:   application.NewCreatePlant(store, everyScope),
+		Verifier: keys.Verifier(b),
+		Log:      slog.New(slog.NewJSONHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	claims := jwt.MapClaims{"sub": "bench", "scope": "plants:write", "exp": time.Now().Add(time.Hour).Unix()}
+	body := []byte(`{"id":12345,"name":"Monstera deliciosa","tag":"tropical"}`)
+	for _, alg := range []struct {
+		name   string
+		method jwt.SigningMethod
+		key    any
+	}{
+		{"HS256", jwt.SigningMethodHS256, keys.Secret},
+		{"RS256", jwt.SigningMethodRS256, keys.RSA},
+		{"ES256", jwt.SigningMethodES256, keys.EC},
+		{"EdDSA", jwt.SigningMethodEdDSA, keys.Ed},
+	} {
+		req := httptest.NewRequest(http.MethodPost, "/plants", nil)
+		req.Header.Set("Authorization", "Bearer "+keys.Sign(b, alg.method, alg.key, claims))
+		req.Header.Set("Content-Type", "application/json")
+		b.Run(alg.name, func(b *testing.B) {
+			w := &discardWriter{h: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				r := *req
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				clear(w.h)
+				api.ServeHTTP(w, &r)
+				if w.status != http.StatusOK {
+					b.Fatalf("status %d", w.status)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkDecodeNewPlant is the strict decoder alone; the whole request path
-// is BenchmarkRequestPath in cmd/plantstore.
+// is BenchmarkRequestPath.
 func BenchmarkDecodeNewPlant(b *testing.B) {
 	body := []byte(`{"id":12345,"name":"Monstera deliciosa","tag":"tropical"}`)
 	b.ReportAllocs()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -22,7 +21,7 @@ var operations = []struct{ method, path, body string }{
 
 // Every operation answers a failing store with the documented Error body:
 // 503 with Retry-After when the store is unavailable, 500 carrying only the
-// request id for any other fault or a panic.
+// request id for any other fault or a panic. The API keeps serving.
 func TestEveryOperationAnswersStoreFaults(t *testing.T) {
 	faults := []struct {
 		name   string
@@ -40,20 +39,21 @@ func TestEveryOperationAnswersStoreFaults(t *testing.T) {
 			t.Run(op.method+" "+op.path+" "+f.name, func(t *testing.T) {
 				store := seededStore(t)
 				store.Inject(f.fault)
-				req := httptest.NewRequest(op.method, op.path, strings.NewReader(op.body))
-				req.Header.Set("Authorization", "Bearer any")
-				req.Header.Set("Content-Type", "application/json")
-				w := httptest.NewRecorder()
-				newTestAPI(t, store, DefaultMaxBodyBytes).ServeHTTP(w, req)
-				body := w.Body.String()
-				if w.Code != f.status || !strings.HasPrefix(body, `{"error":`+f.code+`,`) {
-					t.Fatalf("got %d %s, want %d with %s", w.Code, body, f.status, f.code)
-				}
-				if f.status == 503 && w.Header().Get("Retry-After") == "" {
+				s := startServer(t, withStore(store))
+				r := s.do(t, op.method, op.path, map[string]string{
+					"Authorization": "Bearer " + s.token(t, nil), "Content-Type": "application/json",
+				}, []byte(op.body))
+				r.expectError(t, f.status, f.code)
+				if f.status == 503 && r.header.Get("Retry-After") == "" {
 					t.Fatal("503 without Retry-After")
 				}
-				if want := `{"error":50001,"message":"` + w.Header().Get("X-Request-ID") + `"}`; f.status == 500 && body != want {
-					t.Fatalf("got %s; a 500's message is the request id and nothing else: %s", body, want)
+				if want := `{"error":50001,"message":"` + r.header.Get("X-Request-ID") + `"}`; f.status == 500 && r.body != want {
+					t.Fatalf("got %s; a 500's message is the request id and nothing else: %s", r.body, want)
+				}
+				// The API keeps serving.
+				s.do(t, "GET", "/openapi.yaml", nil, nil).expect(t, 200, "")
+				if f.status == 500 && !strings.Contains(s.logs.String(), `"level":"ERROR"`) {
+					t.Error("a fault of the store was not logged as an error")
 				}
 			})
 		}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
 
@@ -106,6 +107,29 @@ func roundTripsUnicodeByteForByte(t *testing.T, h Harness) {
 	}
 	// NFC and NFD spellings are different content, never a replay.
 	mustFind(t, s, plant(t, 100, "Cafe\u0301", tag("Caf\u00e9")), plant(t, 100, "Caf\u00e9", tag("Caf\u00e9")))
+}
+
+// storesInjectionAttemptsAsText stores names and a tag built to break SQL,
+// templates, HTML and logs as the plain text they are: each reads back and
+// replays byte for byte, and the tag matches exactly as a list filter.
+func storesInjectionAttemptsAsText(t *testing.T, h Harness) {
+	s := h.Open(t)
+	names := []string{
+		`'; DROP TABLE plants; --`, `Robert'); DROP TABLE plants;--`, `" OR "1"="1`, `1; SELECT pg_sleep(10)`,
+		`\'; --`, `%s%n%x`, `${jndi:ldap://example.invalid/a}`, `{{7*7}}`, `<script>alert(1)</script>`,
+		"line\u2028separator", "right-to-left \u202eoverride", `$1::text`, `?`, `E'\\x41'`,
+	}
+	const injected = `' OR ''='`
+	var want []domain.Plant
+	for i, name := range names {
+		p := plant(t, int64(1000+i), name, tag(injected))
+		mustInsert(t, s, p)
+		mustFind(t, s, plant(t, int64(1000+i), name, tag(injected)), p)
+		mustFindByID(t, s, p.ID(), p, true)
+		want = append(want, p)
+	}
+	mustInsert(t, s, plant(t, 2000, "untagged", nil))
+	expectList(t, s, application.ListQuery{Limit: 100, Tag: want[0].Tag()}, want)
 }
 
 func keepsTagAbsence(t *testing.T, h Harness) {

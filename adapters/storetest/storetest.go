@@ -53,6 +53,7 @@ func Run(t *testing.T, h Harness) {
 		{"AcceptsEveryInt64ID", acceptsEveryInt64ID},
 		{"RoundTripsLimitLengths", roundTripsLimitLengths},
 		{"RoundTripsUnicodeByteForByte", roundTripsUnicodeByteForByte},
+		{"StoresInjectionAttemptsAsText", storesInjectionAttemptsAsText},
 		{"KeepsTagAbsence", keepsTagAbsence},
 		{"OneWinnerUnderConcurrentCreatesOfOneID", oneWinnerUnderConcurrentCreatesOfOneID},
 		{"InsertsManyIDsConcurrently", insertsManyIDsConcurrently},

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"go.uber.org/fx"
+
+	"github.com/plantstore/plantstore/adapters/httpapi"
 )
 
 // httpSettings are the limits of both HTTP servers, the API's and the
@@ -95,18 +97,13 @@ func (b *bound) serveAll() {
 
 // newServer applies the configured limits to an HTTP server.
 func newServer(s *httpSettings, h http.Handler, log *slog.Logger) *http.Server {
-	return &http.Server{
-		Handler:           h,
+	return httpapi.NewServer(h, httpapi.ServerLimits{
 		ReadHeaderTimeout: s.ReadHeaderTimeout,
 		ReadTimeout:       s.ReadTimeout,
 		WriteTimeout:      s.WriteTimeout,
 		IdleTimeout:       s.IdleTimeout,
 		MaxHeaderBytes:    s.MaxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		// "OPTIONS *" goes to the handler too, which answers it like any
-		// other unknown route, with a request id and an Error body.
-		DisableGeneralOptionsHandler: true,
-	}
+	}, log)
 }
 
 // serverHook binds addr on start, so that a taken port fails start-up naming

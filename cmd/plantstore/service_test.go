@@ -3,8 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/rand"
-	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
 	"io"
@@ -27,7 +27,7 @@ import (
 type service struct {
 	api, admin string // base URLs
 	secret     []byte
-	rsaKey     *rsa.PrivateKey
+	pemKey     ed25519.PrivateKey // signs what the configured PEM file verifies
 	logs       *syncBuffer
 	contract   *openapitest.Contract
 	client     *http.Client
@@ -51,7 +51,8 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// storeURLs is the table of stores every HTTP contract test runs on.
+// storeURLs is the table of the stores the service runs on, for the tests
+// of what each store changes in the process.
 func storeURLs() map[string]func(t *testing.T) string {
 	return map[string]func(t *testing.T) string{
 		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "plants.db") },
@@ -66,17 +67,18 @@ func forEachStore(t *testing.T, test func(t *testing.T, databaseURL string)) {
 	}
 }
 
-// startService starts the whole wired app with an HS256 secret and an RSA
-// public key configured, plus the given settings and fx options.
+// startService starts the whole wired app with an HS256 secret and an
+// Ed25519 public key configured, plus the given settings and fx options.
 func startService(t *testing.T, databaseURL string, env map[string]string, opts ...fx.Option) *service {
 	t.Helper()
 	dir := t.TempDir()
 	s := &service{secret: []byte("a-test-secret-that-is-long-enough-for-hs256"), logs: &syncBuffer{}, contract: openapitest.Load(t)}
-	var err error
-	if s.rsaKey, err = rsa.GenerateKey(rand.Reader, 2048); err != nil {
+	pub, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
 		t.Fatal(err)
 	}
-	der, _ := x509.MarshalPKIXPublicKey(&s.rsaKey.PublicKey)
+	s.pemKey = key
+	der, _ := x509.MarshalPKIXPublicKey(pub)
 	write(t, filepath.Join(dir, "secret"), append(s.secret, '\n'))
 	write(t, filepath.Join(dir, "keys.pem"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
 

@@ -1,4 +1,4 @@
-package main
+package httpapi
 
 import (
 	"encoding/json"
@@ -6,18 +6,24 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/plantstore/plantstore/adapters/memory"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/docs"
 )
 
-// Every Error example of the OpenAPI document is what the service answers
-// for a request that earns it, byte for byte: a reader of the document sees
-// the real messages.
+// failingStore is a memory store whose every call fails with err.
+func failingStore(err error) *memory.Store {
+	s := memory.New()
+	s.Inject(func() error { return err })
+	return s
+}
+
+// Every Error example of the OpenAPI document is what the API answers for a
+// request that earns it, byte for byte: a reader of the document sees the
+// real messages.
 func TestErrorExamplesAreRealAnswers(t *testing.T) {
 	doc, err := openapi3.NewLoader().LoadFromData(docs.OpenAPI)
 	if err != nil {
@@ -25,14 +31,14 @@ func TestErrorExamplesAreRealAnswers(t *testing.T) {
 	}
 	// exampleID is the request id of the 50001 example's message.
 	const exampleID = "4f9c2a1e-8d7b-4e55-9a0b-3c1d2e3f4a5b"
-	s := startService(t, storeURLs()["sqlite"](t), map[string]string{"PLANTSTORE_MAX_BODY_BYTES": "65536"})
-	down := startService(t, storeURLs()["sqlite"](t), nil, withStore(failing(fmt.Errorf("pool: %w", application.ErrUnavailable))))
-	broken := startService(t, storeURLs()["sqlite"](t), nil, withStore(failing(errors.New(`pq: relation "plants" does not exist`))))
+	s := startServer(t, withMaxBody(65536))
+	down := startServer(t, withStore(failingStore(fmt.Errorf("pool: %w", application.ErrUnavailable))))
+	broken := startServer(t, withStore(failingStore(errors.New(`pq: relation "plants" does not exist`))))
 	s.create(t, `{"id":7,"name":"Monstera deliciosa","tag":"aroid"}`).expect(t, 200, "")
 
 	writer := "Bearer " + s.token(t, nil)
-	reader := "Bearer " + s.token(t, jwt.MapClaims{"scope": "plants:read"})
-	expired := "Bearer " + s.token(t, jwt.MapClaims{"exp": time.Now().Add(-time.Hour).Unix()})
+	reader := "Bearer " + s.keys.Scoped(t, "plants:read")
+	expired := "Bearer " + s.keys.Expired(t)
 	posting := map[string]string{"Authorization": writer, "Content-Type": "application/json"}
 	requests := map[string]func() response{
 		"Error40001": func() response { return s.do(t, "POST", "/plants", posting, []byte(`{"id": 7, "name": "Monstera",}`)) },
@@ -76,7 +82,7 @@ func TestErrorExamplesAreRealAnswers(t *testing.T) {
 		r := send()
 		var got map[string]any
 		if err := json.Unmarshal([]byte(r.body), &got); err != nil || got["error"] != want["error"] || got["message"] != want["message"] {
-			t.Errorf("example %s is %v; the service answers %d %s", name, want, r.status, r.body)
+			t.Errorf("example %s is %v; the API answers %d %s", name, want, r.status, r.body)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package httpapi
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 const oapiCodegen = "github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@v2.8.2"
 
 // A typed client generated from docs/openapi.yaml by a generator the
-// project did not write drives the real service: a change to the document
-// that breaks client generation, or that the service does not keep, fails
+// project did not write drives the served API: a change to the document
+// that breaks client generation, or that the API does not keep, fails
 // here. The client's module is built in a temporary directory; the Go module
 // proxy must be reachable (it is in CI, where this test never skips).
 func TestGeneratedClientAgainstTheService(t *testing.T) {
@@ -27,9 +27,9 @@ func TestGeneratedClientAgainstTheService(t *testing.T) {
 		t.Fatal("the go command is needed to generate the client")
 	}
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "config.yaml"), []byte("package: plantclient\ngenerate:\n  client: true\n  models: true\noutput: client.gen.go\n"))
-	write(t, filepath.Join(dir, "go.mod"), []byte("module plantclient\n\ngo 1.26\n"))
-	write(t, filepath.Join(dir, "client_test.go"), []byte(generatedClientTest))
+	writeFile(t, filepath.Join(dir, "config.yaml"), []byte("package: plantclient\ngenerate:\n  client: true\n  models: true\noutput: client.gen.go\n"))
+	writeFile(t, filepath.Join(dir, "go.mod"), []byte("module plantclient\n\ngo 1.26\n"))
+	writeFile(t, filepath.Join(dir, "client_test.go"), []byte(generatedClientTest))
 	spec, err := filepath.Abs("../../docs/openapi.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -52,8 +52,15 @@ func TestGeneratedClientAgainstTheService(t *testing.T) {
 	goCmd(nil, "run", oapiCodegen, "-config", "config.yaml", spec)
 	goCmd(nil, "mod", "tidy")
 
-	s := startService(t, storeURLs()["sqlite"](t), nil)
-	goCmd([]string{"PLANTSTORE_API=" + s.api, "PLANTSTORE_TOKEN=" + s.token(t, nil)}, "test", "-count=1", ".")
+	s := startServer(t)
+	goCmd([]string{"PLANTSTORE_API=" + s.url, "PLANTSTORE_TOKEN=" + s.token(t, nil)}, "test", "-count=1", ".")
+}
+
+func writeFile(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // generatedClientTest runs in the generated client's package.

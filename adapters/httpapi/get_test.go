@@ -1,35 +1,31 @@
-package main
+package httpapi
 
 import (
 	"strings"
 	"testing"
-
-	"github.com/golang-jwt/jwt/v5"
 )
 
 func TestGetPlant(t *testing.T) {
-	forEachStore(t, func(t *testing.T, db string) {
-		s := startService(t, db, nil)
-		s.create(t, `{"id":-7,"name":"Ficus \u00e9l\u00e1stica","tag":"  tree  "}`).expect(t, 200, "")
-		s.create(t, `{"id":9223372036854775807,"name":"Aloe"}`).expect(t, 200, "")
+	s := startServer(t)
+	s.create(t, `{"id":-7,"name":"Ficus \u00e9l\u00e1stica","tag":"  tree  "}`).expect(t, 200, "")
+	s.create(t, `{"id":9223372036854775807,"name":"Aloe"}`).expect(t, 200, "")
 
-		s.call(t, "GET", "/plants/-7").expect(t, 200, `{"id":-7,"name":"Ficus élástica","tag":"  tree  "}`)
-		s.call(t, "GET", "/plants/9223372036854775807").expect(t, 200, `{"id":9223372036854775807,"name":"Aloe"}`)
-		r := s.call(t, "GET", "/plants/8")
-		r.expectError(t, 404, "40402")
-		if !strings.Contains(r.body, `"message":"no plant with id 8"`) {
-			t.Fatalf("the message must name the id: %s", r.body)
-		}
-		// A deleted plant is gone; its id holds the next create.
-		s.call(t, "DELETE", "/plants/-7").expect(t, 204, "")
-		s.call(t, "GET", "/plants/-7").expectError(t, 404, "40402")
-		s.create(t, `{"id":-7,"name":"Moss"}`).expect(t, 200, "")
-		s.call(t, "GET", "/plants/-7").expect(t, 200, `{"id":-7,"name":"Moss"}`)
-	})
+	s.call(t, "GET", "/plants/-7").expect(t, 200, `{"id":-7,"name":"Ficus élástica","tag":"  tree  "}`)
+	s.call(t, "GET", "/plants/9223372036854775807").expect(t, 200, `{"id":9223372036854775807,"name":"Aloe"}`)
+	r := s.call(t, "GET", "/plants/8")
+	r.expectError(t, 404, "40402")
+	if !strings.Contains(r.body, `"message":"no plant with id 8"`) {
+		t.Fatalf("the message must name the id: %s", r.body)
+	}
+	// A deleted plant is gone; its id holds the next create.
+	s.call(t, "DELETE", "/plants/-7").expect(t, 204, "")
+	s.call(t, "GET", "/plants/-7").expectError(t, 404, "40402")
+	s.create(t, `{"id":-7,"name":"Moss"}`).expect(t, 200, "")
+	s.call(t, "GET", "/plants/-7").expect(t, 200, `{"id":-7,"name":"Moss"}`)
 }
 
 func TestGetRefusesBadRequests(t *testing.T) {
-	s := startService(t, storeURLs()["sqlite"](t), nil)
+	s := startServer(t)
 	for _, id := range []string{"abc", "01", "+1", "1e3", "0x10", "%31", "-9223372036854775809", "1%2F2"} {
 		r := s.call(t, "GET", "/plants/"+id)
 		r.expectError(t, 400, "40002")
@@ -39,22 +35,22 @@ func TestGetRefusesBadRequests(t *testing.T) {
 	}
 	// Authentication and scope come before the id.
 	s.do(t, "GET", "/plants/abc", nil, nil).expectError(t, 401, "40101")
-	writer := map[string]string{"Authorization": "Bearer " + s.token(t, jwt.MapClaims{"scope": "plants:write"})}
+	writer := map[string]string{"Authorization": "Bearer " + s.keys.Scoped(t, "plants:write")}
 	r := s.do(t, "GET", "/plants/abc", writer, nil)
 	r.expectError(t, 403, "40301")
 	if got := r.header.Get("WWW-Authenticate"); !strings.Contains(got, `scope="plants:read"`) {
 		t.Fatalf("WWW-Authenticate %q must name plants:read", got)
 	}
 	// With the read scope turned off, any valid token reads.
-	open := startService(t, storeURLs()["sqlite"](t), map[string]string{"PLANTSTORE_READ_SCOPE": ""})
-	open.do(t, "GET", "/plants/1", map[string]string{"Authorization": "Bearer " + open.token(t, jwt.MapClaims{"scope": ""})}, nil).
+	open := startServer(t, withReadScope(""))
+	open.do(t, "GET", "/plants/1", map[string]string{"Authorization": "Bearer " + open.keys.Scoped(t, "")}, nil).
 		expectError(t, 404, "40402")
 }
 
 // Only the list takes query parameters; on the other routes any is a 400
 // 40002 naming it, and the request changes nothing.
 func TestQueryParametersAreRefusedWhereNoneAreTaken(t *testing.T) {
-	s := startService(t, storeURLs()["sqlite"](t), nil)
+	s := startServer(t)
 	s.create(t, `{"id":5,"name":"Fern"}`).expect(t, 200, "")
 	writer := map[string]string{"Authorization": "Bearer " + s.token(t, nil), "Content-Type": "application/json"}
 	for _, tt := range []struct {

@@ -18,7 +18,10 @@ import (
 )
 
 // The process tests put a service under concurrent creates, interrupt it,
-// and then check what became of every create.
+// and then check what became of every create. This file holds what they
+// share for that: the creator that sends creates with a signed token, the
+// load and its report, and the checks that acknowledged creates are stored
+// and that refused or unanswered ones can be sent again.
 
 // newLoadClient is an HTTP client that keeps one connection per worker.
 func newLoadClient(workers int) *http.Client {
