@@ -35,10 +35,10 @@ type Config struct {
 type Deps struct {
 	fx.In
 
-	Create PlantCreator
-	Get    PlantGetter
-	List   PlantLister
-	Delete PlantDeleter
+	Create CreateUseCase
+	Get    GetUseCase
+	List   ListUseCase
+	Delete DeleteUseCase
 
 	Verifier application.TokenVerifier
 	Log      *slog.Logger

@@ -14,9 +14,9 @@ import (
 	"github.com/plantstore/plantstore/domain"
 )
 
-// PlantCreator is the create-plant use case as this adapter uses it;
+// CreateUseCase is the create-plant use case as this adapter uses it;
 // *application.CreatePlant implements it.
-type PlantCreator interface {
+type CreateUseCase interface {
 	Authorize(p application.Principal) error
 	Create(ctx context.Context, p application.Principal, np domain.NewPlant) (domain.Plant, application.Outcome, error)
 }

@@ -8,9 +8,9 @@ import (
 	"github.com/plantstore/plantstore/domain"
 )
 
-// PlantDeleter is the delete-plant use case as this adapter uses it;
+// DeleteUseCase is the delete-plant use case as this adapter uses it;
 // *application.DeletePlant implements it.
-type PlantDeleter interface {
+type DeleteUseCase interface {
 	Authorize(p application.Principal) error
 	Delete(ctx context.Context, p application.Principal, id domain.ID) error
 }

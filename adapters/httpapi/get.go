@@ -9,9 +9,9 @@ import (
 	"github.com/plantstore/plantstore/domain"
 )
 
-// PlantGetter is the get-plant use case as this adapter uses it;
+// GetUseCase is the get-plant use case as this adapter uses it;
 // *application.GetPlant implements it.
-type PlantGetter interface {
+type GetUseCase interface {
 	Authorize(p application.Principal) error
 	Get(ctx context.Context, p application.Principal, id domain.ID) (domain.Plant, error)
 }

@@ -14,9 +14,9 @@ import (
 	"github.com/plantstore/plantstore/domain"
 )
 
-// PlantLister is the list-plants use case as this adapter uses it;
+// ListUseCase is the list-plants use case as this adapter uses it;
 // *application.ListPlants implements it.
-type PlantLister interface {
+type ListUseCase interface {
 	Authorize(p application.Principal) error
 	List(ctx context.Context, p application.Principal, q application.ListQuery) (application.Page, error)
 }

@@ -20,9 +20,9 @@ var useCaseModule = fx.Module("application",
 		func(s *scopeSettings) application.Scopes {
 			return application.Scopes{Read: string(s.Read), Write: string(s.Write)}
 		},
-		fx.Annotate(application.NewCreatePlant, fx.As(new(httpapi.PlantCreator))),
-		fx.Annotate(application.NewGetPlant, fx.As(new(httpapi.PlantGetter))),
-		fx.Annotate(application.NewListPlants, fx.As(new(httpapi.PlantLister))),
-		fx.Annotate(application.NewDeletePlant, fx.As(new(httpapi.PlantDeleter))),
+		fx.Annotate(application.NewCreatePlant, fx.As(new(httpapi.CreateUseCase))),
+		fx.Annotate(application.NewGetPlant, fx.As(new(httpapi.GetUseCase))),
+		fx.Annotate(application.NewListPlants, fx.As(new(httpapi.ListUseCase))),
+		fx.Annotate(application.NewDeletePlant, fx.As(new(httpapi.DeleteUseCase))),
 	),
 )
