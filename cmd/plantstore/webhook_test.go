@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"maps"
+	"net/http"
 	"runtime"
 	"strconv"
 	"strings"
@@ -56,7 +57,7 @@ func TestWebhookAnnouncesEveryStoredPlantToEveryReceiver(t *testing.T) {
 		// Events are committed with their plants: once four are delivered
 		// and none is pending, none more comes.
 		require.Eventually(t, func() bool {
-			m := s.scrape()
+			m := scrape(s.admin)
 			return strings.Contains(m, "plantstore_webhook_attempts_total{outcome=\"delivered\"} 4\n") &&
 				strings.Contains(m, "plantstore_webhook_events_pending 0\n") &&
 				strings.Contains(m, "plantstore_webhook_delivery_latency_seconds_count 4\n")
@@ -94,25 +95,10 @@ func TestAHangingReceiverNeverAffectsClientsOrOtherReceivers(t *testing.T) {
 	})
 }
 
-// metricValue reads the value of an unlabelled metric from the Prometheus
-// text format.
-func metricValue(t *testing.T, metrics, name string) float64 {
-	t.Helper()
-	for line := range strings.SplitSeq(metrics, "\n") {
-		if v, ok := strings.CutPrefix(line, name+" "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			require.NoError(t, err, line)
-			return f
-		}
-	}
-	t.Fatalf("no metric %s", name)
-	return 0
-}
-
-// scrape is the service's metrics, or "" when they cannot be read: for
-// conditions that are checked again.
-func (s *service) scrape() string {
-	resp, err := s.client.Get(s.admin + "/metrics")
+// scrape is the metrics at admin, the base URL of an admin listener, or ""
+// when they cannot be read: for conditions that are checked again.
+func scrape(admin string) string {
+	resp, err := http.Get(admin + "/metrics")
 	if err != nil {
 		return ""
 	}
