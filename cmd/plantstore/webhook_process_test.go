@@ -43,8 +43,9 @@ func acknowledged(first, last int64, creators ...*creator) []int64 {
 	return acked
 }
 
-// kill ends p with SIGKILL, as a crash would.
-func kill(t *testing.T, p *process) {
+// crash ends p with SIGKILL, which leaves it no time to tidy up, and checks
+// that the signal is what ended it.
+func crash(t *testing.T, p *process) {
 	t.Helper()
 	p.signal(t, syscall.SIGKILL)
 	if state := p.waitExit(t, 10*time.Second); !killedBy(state, syscall.SIGKILL) {
@@ -66,7 +67,7 @@ func TestWebhookEventsSurviveSIGKILL(t *testing.T) {
 		env := h.env(shortClaims, r.URL)
 		p := startProcess(t, db, env)
 		acked := acknowledged(1, 40, newCreator(t, p, 4))
-		kill(t, p)
+		crash(t, p)
 		bringUp()
 		startProcess(t, db, env)
 		r.WaitPlants(t, acked, 30*time.Second)
@@ -104,7 +105,7 @@ func TestAKilledReplicasClaimsAreTakenOver(t *testing.T) {
 	// Each replica has 16 attempt slots: 17 hanging attempts mean both
 	// hold claims.
 	r.WaitHeld(t, func(n int) bool { return n >= 17 }, 10*time.Second, "want both replicas holding claims")
-	kill(t, a)
+	crash(t, a)
 	// The receiver drops the killed replica's attempts: none of them counts
 	// as a delivery.
 	r.WaitHeld(t, func(n int) bool { return n <= 16 }, 5*time.Second, "the killed replica's attempts should have ended")
