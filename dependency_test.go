@@ -71,11 +71,12 @@ func adapterOf(path string) string {
 
 // sharedTestSuites may be imported by any adapter's tests.
 var sharedTestSuites = map[string]bool{
-	module + "/adapters/storetest":       true,
-	module + "/adapters/postgres/pgtest": true,
-	module + "/docs/openapitest":         true,
-	module + "/adapters/memory":          true,
-	module + "/adapters/jwtauth/jwttest": true,
+	module + "/adapters/storetest":           true,
+	module + "/adapters/postgres/pgtest":     true,
+	module + "/docs/openapitest":             true,
+	module + "/adapters/memory":              true,
+	module + "/adapters/jwtauth/jwttest":     true,
+	module + "/adapters/webhook/webhooktest": true,
 }
 
 // testStore is the store that tests of the application use: the in-memory

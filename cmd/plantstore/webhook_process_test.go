@@ -1,14 +1,8 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"io"
-	"maps"
-	"net/http"
-	"net/http/httptest"
+	"regexp"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -16,73 +10,67 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
+	"github.com/plantstore/plantstore/adapters/webhook/webhooktest"
 )
 
-// plantsDelivered counts the deliveries a receiver got per plant id, and
-// how many events came more than once.
-func plantsDelivered(t *testing.T, r *hookReceiver) (perPlant map[int64]int, repeated int) {
-	t.Helper()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	perPlant = map[int64]int{}
-	seen := map[string]bool{}
-	for _, d := range r.got {
-		var p struct{ ID int64 }
-		if err := json.Unmarshal([]byte(d.body), &p); err != nil {
-			t.Fatal(err)
+// acknowledged sends the creates of plants first to last, four at a time
+// through each creator, and returns the ids whose create was acknowledged.
+func acknowledged(first, last int64, creators ...*creator) []int64 {
+	var (
+		mu    sync.Mutex
+		acked []int64
+		wg    sync.WaitGroup
+	)
+	ids := make(chan int64)
+	for _, c := range creators {
+		for range 4 {
+			wg.Go(func() {
+				for id := range ids {
+					if c.post(plantFor(id), "").status == 200 {
+						mu.Lock()
+						acked = append(acked, id)
+						mu.Unlock()
+					}
+				}
+			})
 		}
-		perPlant[p.ID]++
-		if seen[d.id] {
-			repeated++
-		}
-		seen[d.id] = true
 	}
-	return perPlant, repeated
+	for id := first; id <= last; id++ {
+		ids <- id
+	}
+	close(ids)
+	wg.Wait()
+	return acked
 }
 
-// waitDelivered waits until every plant in ids was delivered at least once.
-func waitDelivered(t *testing.T, r *hookReceiver, ids []int64, within time.Duration) (repeated int) {
+// crash ends p with SIGKILL, which leaves it no time to tidy up, and checks
+// that the signal is what ended it.
+func crash(t *testing.T, p *process) {
 	t.Helper()
-	missing := func() (n int) {
-		got, _ := plantsDelivered(t, r)
-		for _, id := range ids {
-			if got[id] == 0 {
-				n++
-			}
-		}
-		return n
+	p.signal(t, syscall.SIGKILL)
+	if state := p.waitExit(t, 10*time.Second); !killedBy(state, syscall.SIGKILL) {
+		t.Fatalf("the service exited with %v, want SIGKILL", state)
 	}
-	require.Eventually(t, func() bool { return missing() == 0 }, within, 50*time.Millisecond, "acknowledged plants never announced")
-	_, repeated = plantsDelivered(t, r)
-	return repeated
 }
+
+// Claims last twice the attempt timeout: with this setting, the claims a
+// killed process held end 4s after they were taken.
+var shortClaims = map[string]string{"PLANTSTORE_WEBHOOK_TIMEOUT": "2s"}
 
 // A SIGKILL right after acknowledged creates loses no event: the restarted
 // service announces every acknowledged plant.
 func TestWebhookEventsSurviveSIGKILL(t *testing.T) {
 	forEachStore(t, func(t *testing.T, db string) {
-		file, secret := newSecretFile(t)
-		answer, bringUp := downUntilUp(503, 204)
-		r := newHookReceiver(t, secret, answer)
-		env := webhookEnv(file, r.srv.URL)
-		// Claims last twice the attempt timeout: the claims the killed
-		// process held end 4s after they were taken.
-		env["PLANTSTORE_WEBHOOK_TIMEOUT"] = "2s"
+		h := newHooks(t)
+		script, bringUp := webhooktest.DownUntilUp(503, 204)
+		r := h.receiver(t, webhooktest.Answering(script))
+		env := h.env(shortClaims, r.URL)
 		p := startProcess(t, db, env)
-		c := newCreator(t, p, 8)
-		var acked []int64
-		for id := int64(1); id <= 40; id++ {
-			if a := c.post(plantFor(id), ""); a.status == 200 {
-				acked = append(acked, id)
-			}
-		}
-		p.signal(t, syscall.SIGKILL)
-		if state := p.waitExit(t, 10*time.Second); !killedBy(state, syscall.SIGKILL) {
-			t.Fatalf("the service exited with %v, want SIGKILL", state)
-		}
+		acked := acknowledged(1, 40, newCreator(t, p, 4))
+		crash(t, p)
 		bringUp()
 		startProcess(t, db, env)
-		waitDelivered(t, r, acked, 30*time.Second)
+		r.WaitPlants(t, acked, 30*time.Second)
 	})
 }
 
@@ -90,48 +78,17 @@ func TestWebhookEventsSurviveSIGKILL(t *testing.T) {
 // is delivered, and in normal operation none twice.
 func TestTwoReplicasShareTheDeliveries(t *testing.T) {
 	db := pgtest.NewDatabase(t)
-	file, secret := newSecretFile(t)
-	r := newHookReceiver(t, secret, nil)
-	env := webhookEnv(file, r.srv.URL)
+	h := newHooks(t)
+	r := h.receiver(t)
+	env := h.env(nil, r.URL)
 	a, b := startProcess(t, db, env), startProcess(t, db, env)
-	ca, cb := newCreator(t, a, 4), newCreator(t, b, 4)
-	var (
-		mu    sync.Mutex
-		acked []int64
-		wg    sync.WaitGroup
-	)
-	for w := range 8 {
-		wg.Go(func() {
-			c := []*creator{ca, cb}[w%2]
-			for i := range 25 {
-				id := int64(w*1000 + i)
-				if c.post(plantFor(id), "").status == 200 {
-					mu.Lock()
-					acked = append(acked, id)
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if repeated := waitDelivered(t, r, acked, 30*time.Second); repeated != 0 {
-		t.Errorf("%d events delivered more than once by two replicas in normal operation", repeated)
-	}
+	acked := acknowledged(1, 200, newCreator(t, a, 4), newCreator(t, b, 4))
+	require.Zero(t, r.WaitPlants(t, acked, 30*time.Second), "events delivered more than once by two replicas in normal operation")
 	// Both took part.
-	var byReplica []float64
-	for _, p := range []*process{a, b} {
-		resp, err := http.Get(p.admin + "/metrics")
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		_ = resp.Body.Close()
-		byReplica = append(byReplica, metricValue(t, string(body), `plantstore_webhook_attempts_total{outcome="delivered"}`))
-	}
-	if byReplica[0] == 0 || byReplica[1] == 0 {
-		t.Errorf("deliveries by replica: %v; want both to share them", byReplica)
-	}
-	t.Logf("%d plants announced once each by two replicas (%v each)", len(acked), byReplica)
+	delivered := regexp.MustCompile(`(?m)^plantstore_webhook_attempts_total\{outcome="delivered"\} ([1-9]\d*)$`)
+	byReplica := [][]string{delivered.FindStringSubmatch(scrape(a.admin)), delivered.FindStringSubmatch(scrape(b.admin))}
+	require.True(t, byReplica[0] != nil && byReplica[1] != nil, "deliveries by replica: %q; want both to share them", byReplica)
+	t.Logf("%d plants announced once each by two replicas (%s and %s)", len(acked), byReplica[0][1], byReplica[1][1])
 }
 
 // A replica killed while its attempts hang leaves its claims behind; once
@@ -139,87 +96,23 @@ func TestTwoReplicasShareTheDeliveries(t *testing.T) {
 // acknowledged event.
 func TestAKilledReplicasClaimsAreTakenOver(t *testing.T) {
 	db := pgtest.NewDatabase(t)
-	file, secret := newSecretFile(t)
-	r := newHoldingReceiver(t, secret)
-	env := webhookEnv(file, r.srv.URL)
-	// Claims last twice the attempt timeout: 4s.
-	env["PLANTSTORE_WEBHOOK_TIMEOUT"] = "2s"
+	h := newHooks(t)
+	r := h.receiver(t, webhooktest.Holding())
+	env := h.env(shortClaims, r.URL)
 	a := startProcess(t, db, env)
 	startProcess(t, db, env) // the replica that takes over
-	c := newCreator(t, a, 8)
-	var acked []int64
-	for id := int64(1); id <= 40; id++ {
-		if c.post(plantFor(id), "").status == 200 {
-			acked = append(acked, id)
-		}
-	}
+	acked := acknowledged(1, 40, newCreator(t, a, 4))
 	// Each replica has 16 attempt slots: 17 hanging attempts mean both
 	// hold claims.
-	require.Eventually(t, func() bool { return r.hanging() >= 17 }, 10*time.Second, 10*time.Millisecond, "want both replicas holding claims")
-	a.signal(t, syscall.SIGKILL)
-	if state := a.waitExit(t, 10*time.Second); !killedBy(state, syscall.SIGKILL) {
-		t.Fatalf("the replica exited with %v, want SIGKILL", state)
-	}
+	r.WaitHeld(t, func(n int) bool { return n >= 17 }, 10*time.Second, "want both replicas holding claims")
+	crash(t, a)
 	// The receiver drops the killed replica's attempts: none of them counts
 	// as a delivery.
-	require.Eventually(t, func() bool { return r.hanging() <= 16 }, 5*time.Second, 10*time.Millisecond, "the killed replica's attempts should have ended")
-	r.release()
-	repeated := waitDelivered(t, r.hookReceiver, acked, 30*time.Second)
+	r.WaitHeld(t, func(n int) bool { return n <= 16 }, 5*time.Second, "the killed replica's attempts should have ended")
+	r.Release()
+	repeated := r.WaitPlants(t, acked, 30*time.Second)
 	t.Logf("%d events delivered after one of two replicas was killed holding claims; %d more than once", len(acked), repeated)
 }
-
-// holdingReceiver is a receiver whose attempts hang until let through or
-// released; an attempt whose sender went away meanwhile is not counted as a
-// delivery.
-type holdingReceiver struct {
-	*hookReceiver
-	waiting atomic.Int64
-	pass    chan struct{} // each token lets one waiting attempt through
-	held    chan struct{} // closed by release
-	once    sync.Once
-}
-
-func newHoldingReceiver(t *testing.T, secret string) *holdingReceiver {
-	t.Helper()
-	h := &holdingReceiver{hookReceiver: newHookReceiver(t, secret, nil), pass: make(chan struct{}, 64), held: make(chan struct{})}
-	h.srv.Close()
-	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		// Only once the body is read does net/http watch the connection
-		// and end the request's context when the sender goes away.
-		body, err := io.ReadAll(req.Body)
-		if err != nil {
-			return
-		}
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		h.waiting.Add(1)
-		select {
-		case <-h.pass:
-		case <-h.held:
-		case <-req.Context().Done():
-		}
-		h.waiting.Add(-1)
-		if req.Context().Err() != nil {
-			return
-		}
-		h.serve(w, req)
-	}))
-	t.Cleanup(h.srv.Close)
-	t.Cleanup(h.release)
-	return h
-}
-
-// hanging is how many attempts wait now.
-func (h *holdingReceiver) hanging() int { return int(h.waiting.Load()) }
-
-// let lets n waiting or coming attempts through.
-func (h *holdingReceiver) let(n int) {
-	for range n {
-		h.pass <- struct{}{}
-	}
-}
-
-// release lets every attempt through, now and from now on.
-func (h *holdingReceiver) release() { h.once.Do(func() { close(h.held) }) }
 
 // SIGTERM while deliveries are in flight loses nothing, however long a
 // receiver may take to answer: attempts answered within the grace period
@@ -227,38 +120,25 @@ func (h *holdingReceiver) release() { h.once.Do(func() { close(h.held) }) }
 // 0, and what was not delivered before the stop is delivered after the
 // restart.
 func TestSIGTERMMidDeliveryLosesNothing(t *testing.T) {
-	for name, answered := range map[string]bool{"answered in the grace period": true, "hanging past it": false} {
+	for name, answered := range map[string]int{"answered in the grace period": 2, "hanging past it": 0} {
 		t.Run(name, func(t *testing.T) {
 			forEachStore(t, func(t *testing.T, db string) {
-				file, secret := newSecretFile(t)
-				r := newHoldingReceiver(t, secret)
-				env := webhookEnv(file, r.srv.URL)
-				maps.Copy(env, map[string]string{"PLANTSTORE_WEBHOOK_CONCURRENCY": "2", "PLANTSTORE_WEBHOOK_TIMEOUT": "60s", "PLANTSTORE_SHUTDOWN_TIMEOUT": "1s"})
+				h := newHooks(t)
+				r := h.receiver(t, webhooktest.Holding())
+				env := h.env(map[string]string{"PLANTSTORE_WEBHOOK_CONCURRENCY": "2", "PLANTSTORE_WEBHOOK_TIMEOUT": "60s", "PLANTSTORE_SHUTDOWN_TIMEOUT": "1s"}, r.URL)
 				p := startProcess(t, db, env)
-				c := newCreator(t, p, 4)
-				var acked []int64
-				for id := int64(1); id <= 30; id++ {
-					if c.post(plantFor(id), "").status == 200 {
-						acked = append(acked, id)
-					}
-				}
-				require.Eventually(t, func() bool { return r.hanging() == 2 }, 10*time.Second, 10*time.Millisecond, "want both slots in flight")
+				acked := acknowledged(1, 30, newCreator(t, p, 4))
+				r.WaitHeld(t, func(n int) bool { return n == 2 }, 10*time.Second, "want both slots in flight")
 				p.signal(t, syscall.SIGTERM)
-				delivered := 0
-				if answered { // the attempts in flight, and no later one
-					delivered = 2
-					r.let(delivered)
-				}
+				r.Let(answered) // the attempts in flight, and no later one
 				// The attempts would run for a minute; the grace period is a second.
 				if state := p.waitExit(t, 8*time.Second); state.ExitCode() != 0 {
 					t.Fatalf("exit %v\n%s", state, p.output())
 				}
-				if got, _ := plantsDelivered(t, r.hookReceiver); len(got) != delivered {
-					t.Fatalf("%d of %d events delivered before the stop; want %d", len(got), len(acked), delivered)
-				}
-				r.release()
+				require.Len(t, r.Deliveries(), answered, "events delivered before the stop, of %d", len(acked))
+				r.Release()
 				startProcess(t, db, env)
-				waitDelivered(t, r.hookReceiver, acked, 30*time.Second)
+				r.WaitPlants(t, acked, 30*time.Second)
 			})
 		})
 	}

@@ -2,121 +2,53 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"io"
+	"maps"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"github.com/stretchr/testify/require"
+
+	"github.com/plantstore/plantstore/adapters/webhook/webhooktest"
 )
 
 // The worker's rules (retries, back-off, maximum age, slots, giving way,
-// stops) are tested in adapters/dispatch on a fake clock; these tests check
-// the wired service end to end: signed deliveries, metrics, the webhooks
-// command and the development receiver, on each store where it matters.
+// stops) are tested in adapters/dispatch on a fake clock, the receiver of
+// these tests in adapters/webhook/webhooktest; these tests check the wired
+// service end to end: signed deliveries, metrics, the webhooks command and
+// the development receiver, on each store where it matters.
 
-// hookReceiver is a webhook receiver for the tests: it verifies every
-// delivery with the Standard Webhooks reference library, answers by a
-// script, and records what it got.
-type hookReceiver struct {
-	t        *testing.T
-	srv      *httptest.Server
-	verifier *standardwebhooks.Webhook
-	answer   func(attempt int) int // status of the nth attempt, from 1; nil: 204
-	mu       sync.Mutex
-	attempts int
-	got      []delivered // verified deliveries answered 2xx
+// hooks is a fresh signing secret, in a file for the service, and the
+// receivers of a test, which verify with it.
+type hooks struct{ file, secret string }
+
+func newHooks(t *testing.T) hooks {
+	file, secret := webhooktest.NewSecretFile(t)
+	return hooks{file, secret}
 }
 
-type delivered struct{ id, body string }
-
-// newSecretFile writes a fresh whsec_ secret for the service and returns its
-// path and the secret.
-func newSecretFile(t *testing.T) (string, string) {
-	t.Helper()
-	var b [32]byte
-	_, _ = rand.Read(b[:])
-	secret := "whsec_" + base64.StdEncoding.EncodeToString(b[:])
-	path := filepath.Join(t.TempDir(), "webhook-secret")
-	write(t, path, []byte(secret+"\n"))
-	return path, secret
+func (h hooks) receiver(t *testing.T, opts ...webhooktest.Option) *webhooktest.Receiver {
+	return webhooktest.NewReceiver(t, h.secret, opts...)
 }
 
-func newHookReceiver(t *testing.T, secret string, answer func(int) int) *hookReceiver {
-	t.Helper()
-	v, err := standardwebhooks.NewWebhook(secret)
-	require.NoError(t, err)
-	r := &hookReceiver{t: t, verifier: v, answer: answer}
-	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
-	t.Cleanup(r.srv.Close)
-	return r
-}
-
-func (r *hookReceiver) serve(w http.ResponseWriter, req *http.Request) {
-	body, _ := io.ReadAll(req.Body)
-	if err := r.verifier.Verify(body, req.Header); err != nil || req.Method != http.MethodPost ||
-		req.Header.Get("Content-Type") != "application/json" {
-		r.t.Errorf("a delivery that does not verify: %s %q %v", req.Method, body, err)
-		w.WriteHeader(http.StatusBadRequest)
-		return
-	}
-	r.mu.Lock()
-	r.attempts++
-	status := http.StatusNoContent
-	if r.answer != nil {
-		status = r.answer(r.attempts)
-	}
-	if status < 300 {
-		r.got = append(r.got, delivered{id: req.Header.Get("webhook-id"), body: string(body)})
-	}
-	r.mu.Unlock()
-	if status >= 300 && status < 400 {
-		w.Header().Set("Location", "http://127.0.0.1:1/elsewhere")
-	}
-	w.WriteHeader(status)
-}
-
-func (r *hookReceiver) received() []delivered {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]delivered(nil), r.got...)
-}
-
-func (r *hookReceiver) attemptCount() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.attempts
-}
-
-// deliveries waits until n deliveries arrived and returns them.
-func (r *hookReceiver) deliveries(t *testing.T, n int, within time.Duration) []delivered {
-	t.Helper()
-	require.Eventually(t, func() bool { return len(r.received()) >= n }, within, 20*time.Millisecond, "want %d deliveries", n)
-	return r.received()
-}
-
-// webhookEnv configures the service to announce to urls.
-func webhookEnv(secretFile string, urls ...string) map[string]string {
-	return map[string]string{"PLANTSTORE_WEBHOOK_URLS": strings.Join(urls, ","), "PLANTSTORE_WEBHOOK_SECRET_FILE": secretFile}
+// env configures the service to announce to urls, with the settings of
+// extra besides.
+func (h hooks) env(extra map[string]string, urls ...string) map[string]string {
+	env := map[string]string{"PLANTSTORE_WEBHOOK_URLS": strings.Join(urls, ","), "PLANTSTORE_WEBHOOK_SECRET_FILE": h.file}
+	maps.Copy(env, extra)
+	return env
 }
 
 func TestWebhookAnnouncesEveryStoredPlantToEveryReceiver(t *testing.T) {
 	forEachStore(t, func(t *testing.T, db string) {
-		file, secret := newSecretFile(t)
-		a, b := newHookReceiver(t, secret, nil), newHookReceiver(t, secret, nil)
-		s := startService(t, db, webhookEnv(file, a.srv.URL+"/hooks/a", b.srv.URL))
+		h := newHooks(t)
+		a, b := h.receiver(t), h.receiver(t)
+		s := startService(t, db, h.env(nil, a.URL+"/hooks/a", b.URL))
 		s.create(t, `{"id":7,"name":"Monstera deliciosa","tag":"aroid"}`).expect(t, 200, "")
 		s.create(t, `{"id":-3,"name":"Caf\u00e9 \"quoted\" \\ 🌵"}`).expect(t, 200, "")
 		s.create(t, `{"id":7,"name":"Monstera deliciosa","tag":"aroid"}`).expect(t, 200, "") // a replay
@@ -125,28 +57,20 @@ func TestWebhookAnnouncesEveryStoredPlantToEveryReceiver(t *testing.T) {
 		// Events are committed with their plants: once four are delivered
 		// and none is pending, none more comes.
 		require.Eventually(t, func() bool {
-			m := s.scrape()
-			for _, line := range []string{`plantstore_webhook_attempts_total{outcome="delivered"} 4`, "plantstore_webhook_events_pending 0",
-				"plantstore_webhook_delivery_latency_seconds_count 4"} {
-				if !strings.Contains(m, line+"\n") {
-					return false
-				}
-			}
-			return true
+			m := scrape(s.admin)
+			return strings.Contains(m, "plantstore_webhook_attempts_total{outcome=\"delivered\"} 4\n") &&
+				strings.Contains(m, "plantstore_webhook_events_pending 0\n") &&
+				strings.Contains(m, "plantstore_webhook_delivery_latency_seconds_count 4\n")
 		}, 10*time.Second, 20*time.Millisecond, "metrics of four deliveries and none pending")
 		want := map[string]bool{`{"id":7,"name":"Monstera deliciosa","tag":"aroid"}`: true, `{"id":-3,"name":"Café \"quoted\" \\ 🌵"}`: true}
 		ids := map[string]bool{}
-		for _, r := range []*hookReceiver{a, b} {
-			got := r.received()
-			if len(got) != 2 {
-				t.Errorf("a receiver got %d events; want 2", len(got))
-			}
+		for _, r := range []*webhooktest.Receiver{a, b} {
+			got := r.Deliveries()
+			require.Len(t, got, 2, "events of one receiver")
 			for _, d := range got {
-				s.contract.CheckWebhook(t, []byte(d.body))
-				if !want[d.body] || ids[d.id] {
-					t.Errorf("delivery %s %s", d.id, d.body)
-				}
-				ids[d.id] = true
+				s.contract.CheckWebhook(t, []byte(d.Body))
+				require.True(t, want[d.Body] && !ids[d.ID], "delivery %s %s", d.ID, d.Body)
+				ids[d.ID] = true
 			}
 		}
 	})
@@ -157,59 +81,24 @@ func TestWebhookAnnouncesEveryStoredPlantToEveryReceiver(t *testing.T) {
 // timeout.
 func TestAHangingReceiverNeverAffectsClientsOrOtherReceivers(t *testing.T) {
 	forEachStore(t, func(t *testing.T, db string) {
-		file, secret := newSecretFile(t)
-		release := make(chan struct{})
-		hanging := newHookReceiver(t, secret, func(int) int { <-release; return 204 })
-		defer close(release)
-		healthy := newHookReceiver(t, secret, nil)
-		env := webhookEnv(file, hanging.srv.URL, healthy.srv.URL)
-		env["PLANTSTORE_WEBHOOK_CONCURRENCY"] = "2"
-		s := startService(t, db, env)
+		h := newHooks(t)
+		hanging, healthy := h.receiver(t, webhooktest.Holding()), h.receiver(t)
+		defer hanging.Release() // before the service stops
+		s := startService(t, db, h.env(map[string]string{"PLANTSTORE_WEBHOOK_CONCURRENCY": "2"}, hanging.URL, healthy.URL))
 		start := time.Now()
 		for i := range 50 {
 			s.create(t, `{"id":`+strconv.Itoa(i)+`,"name":"Fern"}`).expect(t, 200, "")
 		}
-		if took := time.Since(start); took > 5*time.Second {
-			t.Errorf("50 creates took %s with a hanging receiver", took)
-		}
-		if r := s.adminGet(t, "/readyz"); r.status != 200 {
-			t.Errorf("readiness %d with a hanging receiver", r.status)
-		}
-		healthy.deliveries(t, 50, 5*time.Second) // the attempt timeout is 10s
+		require.Less(t, time.Since(start), 5*time.Second, "50 creates with a hanging receiver")
+		require.Equal(t, 200, s.adminGet(t, "/readyz").status, "readiness with a hanging receiver")
+		healthy.WaitDeliveries(t, 50, 5*time.Second) // the attempt timeout is 10s
 	})
 }
 
-// downUntilUp answers every attempt with down until bringUp is called, then
-// with up.
-func downUntilUp(down, up int) (answer func(int) int, bringUp func()) {
-	var isUp atomic.Bool
-	return func(int) int {
-		if isUp.Load() {
-			return up
-		}
-		return down
-	}, func() { isUp.Store(true) }
-}
-
-// metricValue reads the value of an unlabelled metric from the Prometheus
-// text format.
-func metricValue(t *testing.T, metrics, name string) float64 {
-	t.Helper()
-	for line := range strings.SplitSeq(metrics, "\n") {
-		if v, ok := strings.CutPrefix(line, name+" "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			require.NoError(t, err, line)
-			return f
-		}
-	}
-	t.Fatalf("no metric %s", name)
-	return 0
-}
-
-// scrape is the service's metrics, or "" when they cannot be read: for
-// conditions that are checked again.
-func (s *service) scrape() string {
-	resp, err := s.client.Get(s.admin + "/metrics")
+// scrape is the metrics at admin, the base URL of an admin listener, or ""
+// when they cannot be read: for conditions that are checked again.
+func scrape(admin string) string {
+	resp, err := http.Get(admin + "/metrics")
 	if err != nil {
 		return ""
 	}
@@ -221,7 +110,7 @@ func (s *service) scrape() string {
 // One of the two webhook settings without the other stops start-up with one
 // line naming both, in development mode too: it makes up no signing secret.
 func TestHalfAWebhookConfigurationStopsStartUp(t *testing.T) {
-	secret, _ := newSecretFile(t)
+	secret, _ := webhooktest.NewSecretFile(t)
 	for name, env := range map[string]map[string]string{
 		"urls alone":       {"PLANTSTORE_WEBHOOK_URLS": "http://127.0.0.1:1/hook"},
 		"urls alone dev":   {"PLANTSTORE_WEBHOOK_URLS": "http://127.0.0.1:1/hook", "PLANTSTORE_DEV": "true"},
@@ -230,18 +119,11 @@ func TestHalfAWebhookConfigurationStopsStartUp(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := launch(t, env)
-			if state := p.waitExit(t, time.Minute); state.ExitCode() == 0 {
-				t.Fatal("serve started with half a webhook configuration")
-			}
+			require.NotZero(t, p.waitExit(t, time.Minute).ExitCode(), "serve started with half a webhook configuration")
 			msg := p.stderr.String()
-			if strings.Count(msg, "\n") != 1 || !strings.HasSuffix(msg, "\n") {
-				t.Errorf("stderr is not one line: %q", msg)
-			}
-			for _, want := range []string{"PLANTSTORE_WEBHOOK_URLS", "PLANTSTORE_WEBHOOK_SECRET_FILE"} {
-				if !strings.Contains(msg, want) {
-					t.Errorf("stderr %q does not name %s", msg, want)
-				}
-			}
+			require.True(t, strings.Count(msg, "\n") == 1 && strings.HasSuffix(msg, "\n"), "stderr is not one line: %q", msg)
+			require.Contains(t, msg, "PLANTSTORE_WEBHOOK_URLS")
+			require.Contains(t, msg, "PLANTSTORE_WEBHOOK_SECRET_FILE")
 		})
 	}
 }
@@ -273,35 +155,32 @@ func TestWebhookSettings(t *testing.T) {
 // webhooks listen verifies and prints the events the service sends it, one
 // JSON line each, and stops when its context ends.
 func TestWebhooksListenPrintsVerifiedEvents(t *testing.T) {
-	file, _ := newSecretFile(t)
+	h := newHooks(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
-	done := make(chan struct{})
-	var listenErr error
+	done := make(chan error, 1)
 	go func() {
-		defer close(done)
-		listenErr = webhooks(ctx, []string{"listen", "--addr", "127.0.0.1:0", "--secret-file", file}, noEnv, stdout, stderr)
+		done <- webhooks(ctx, []string{"listen", "--addr", "127.0.0.1:0", "--secret-file", h.file}, noEnv, stdout, stderr)
 	}()
-	t.Cleanup(func() { cancel(); <-done })
+	defer cancel()
 	var url string
 	require.Eventually(t, func() bool {
 		_, rest, ok := strings.Cut(stderr.String(), "Receiving new-plant events at ")
 		url, _, _ = strings.Cut(rest, " ")
 		return ok
 	}, 5*time.Second, 10*time.Millisecond, "webhooks listen did not start")
-	s := startService(t, storeURLs()["sqlite"](t), webhookEnv(file, url))
+	s := startService(t, storeURLs()["sqlite"](t), h.env(nil, url))
 	s.create(t, `{"id":7,"name":"Monstera deliciosa","tag":"aroid"}`).expect(t, 200, "")
 	require.Eventually(t, func() bool { return strings.Contains(stdout.String(), "\n") }, 10*time.Second, 20*time.Millisecond, "no event printed")
 	var got map[string]any
 	line, _, _ := strings.Cut(stdout.String(), "\n") // at least once: a repeat may follow
 	require.NoError(t, json.Unmarshal([]byte(line), &got), line)
-	if got["id"] != 7.0 || got["name"] != "Monstera deliciosa" || got["tag"] != "aroid" || !strings.HasPrefix(fmt.Sprint(got["webhook_id"]), "msg_") {
-		t.Errorf("printed %v", got)
-	}
+	id, _ := got["webhook_id"].(string)
+	require.True(t, got["id"] == 7.0 && got["name"] == "Monstera deliciosa" && got["tag"] == "aroid" && strings.HasPrefix(id, "msg_"), "printed %s", line)
 	cancel()
 	select {
-	case <-done:
-		require.NoError(t, listenErr, "webhooks listen")
+	case err := <-done:
+		require.NoError(t, err, "webhooks listen")
 	case <-time.After(10 * time.Second):
 		t.Fatal("webhooks listen did not stop with its context")
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/plantstore/plantstore/adapters/webhook/webhooktest"
 )
 
 // runWebhooks runs `plantstore webhooks args...` on the store at db and
@@ -22,12 +24,10 @@ func runWebhooks(t *testing.T, db string, args ...string) (string, error) {
 // counted; the operator lists them and redelivers them, by id or all.
 func TestWebhookEventsFailAndAreRedelivered(t *testing.T) {
 	forEachStore(t, func(t *testing.T, db string) {
-		file, secret := newSecretFile(t)
-		answer, bringUp := downUntilUp(500, 200)
-		r := newHookReceiver(t, secret, answer)
-		env := webhookEnv(file, r.srv.URL)
-		env["PLANTSTORE_WEBHOOK_MAX_AGE"] = "500ms"
-		s := startService(t, db, env)
+		h := newHooks(t)
+		script, bringUp := webhooktest.DownUntilUp(500, 200)
+		r := h.receiver(t, webhooktest.Answering(script))
+		s := startService(t, db, h.env(map[string]string{"PLANTSTORE_WEBHOOK_MAX_AGE": "500ms"}, r.URL))
 		s.create(t, `{"id":5,"name":"Fern"}`).expect(t, 200, "")
 		s.create(t, `{"id":6,"name":"Ivy"}`).expect(t, 200, "")
 		// The failure is counted when decided and in the outbox once settled.
@@ -37,25 +37,20 @@ func TestWebhookEventsFailAndAreRedelivered(t *testing.T) {
 			out, err = runWebhooks(t, db, "list", "--failed")
 			return err == nil && strings.Count(out, "\n") == 3
 		}, 15*time.Second, 50*time.Millisecond, "the events did not fail")
-		if line := strings.Split(out, "\n")[1]; !strings.Contains(line, "failed") || !strings.Contains(line, "500") {
-			t.Fatalf("webhooks list --failed:\n%s", out)
-		}
-		if !strings.Contains(s.adminGet(t, "/metrics").body, "plantstore_webhook_events_failed_total 2") {
-			t.Error("the failures are not counted")
-		}
+		failed := strings.Split(out, "\n")[1]
+		require.True(t, strings.Contains(failed, "failed") && strings.Contains(failed, "500"), "webhooks list --failed:\n%s", out)
+		require.Contains(t, s.adminGet(t, "/metrics").body, "plantstore_webhook_events_failed_total 2", "the failures are not counted")
 		bringUp()
 		// Redelivered by id beside one that is not a failed event: the failed
 		// one is due again, the other is named and the command fails.
-		failedID := strings.Fields(strings.Split(out, "\n")[1])[0]
-		out, err := runWebhooks(t, db, "redeliver", "msg_unknown", failedID, "msg_unknown")
-		if err == nil || !strings.HasSuffix(err.Error(), "left as they were: msg_unknown") || !strings.HasPrefix(out, "1 failed events are due again") {
-			t.Fatalf("webhooks redeliver of a failed and an unknown id: %v %s", err, out)
-		}
+		out, err := runWebhooks(t, db, "redeliver", "msg_unknown", strings.Fields(failed)[0], "msg_unknown")
+		require.True(t, err != nil && strings.HasSuffix(err.Error(), "left as they were: msg_unknown") && strings.HasPrefix(out, "1 failed events are due again"),
+			"webhooks redeliver of a failed and an unknown id: %v %s", err, out)
 		// Then every failed event: the one left.
 		out, err = runWebhooks(t, db, "redeliver", "--all")
 		require.NoError(t, err, "webhooks redeliver --all")
 		require.Equal(t, "1 failed events are due again\n", out)
-		r.deliveries(t, 2, 10*time.Second)
+		r.WaitDeliveries(t, 2, 10*time.Second)
 	})
 }
 
@@ -77,29 +72,27 @@ func TestWebhooksRedeliverSaysWhatItNeeds(t *testing.T) {
 // the URL is configured again, it goes.
 func TestEventsOfAReceiverNoLongerConfiguredWaitForIt(t *testing.T) {
 	forEachStore(t, func(t *testing.T, db string) {
-		file, secret := newSecretFile(t)
-		answer, bringUp := downUntilUp(500, 204)
-		removed := newHookReceiver(t, secret, answer)
-		kept := newHookReceiver(t, secret, nil)
+		h := newHooks(t)
+		script, bringUp := webhooktest.DownUntilUp(500, 204)
+		removed, kept := h.receiver(t, webhooktest.Answering(script)), h.receiver(t)
 		t.Run("both configured", func(t *testing.T) { // the service stops with the subtest
-			s := startService(t, db, webhookEnv(file, removed.srv.URL, kept.srv.URL))
+			s := startService(t, db, h.env(nil, removed.URL, kept.URL))
 			s.create(t, `{"id":1,"name":"Fern"}`).expect(t, 200, "")
-			kept.deliveries(t, 1, 10*time.Second)
-			require.Eventually(t, func() bool { return removed.attemptCount() > 0 }, 10*time.Second, 20*time.Millisecond,
-				"no attempt to the receiver that answers 500")
+			kept.WaitDeliveries(t, 1, 10*time.Second)
+			removed.WaitAttempts(t, 1, 10*time.Second) // answered 500
 		})
-		tried := removed.attemptCount()
+		tried := removed.Attempts()
 		bringUp()
 		t.Run("one taken out", func(t *testing.T) {
-			s := startService(t, db, webhookEnv(file, kept.srv.URL))
+			s := startService(t, db, h.env(nil, kept.URL))
 			s.create(t, `{"id":2,"name":"Ivy"}`).expect(t, 200, "")
-			kept.deliveries(t, 2, 10*time.Second)
-			require.Equal(t, tried, removed.attemptCount(), "attempts to a receiver no longer configured")
+			kept.WaitDeliveries(t, 2, 10*time.Second)
+			require.Equal(t, tried, removed.Attempts(), "attempts to a receiver no longer configured")
 			out, err := runWebhooks(t, db, "list")
 			require.NoError(t, err)
-			require.Contains(t, out, removed.srv.URL, "the waiting event is not listed")
+			require.Contains(t, out, removed.URL, "the waiting event is not listed")
 		})
-		startService(t, db, webhookEnv(file, removed.srv.URL, kept.srv.URL))
-		require.Equal(t, `{"id":1,"name":"Fern"}`, removed.deliveries(t, 1, 10*time.Second)[0].body, "delivered once configured again")
+		startService(t, db, h.env(nil, removed.URL, kept.URL))
+		require.Equal(t, `{"id":1,"name":"Fern"}`, removed.WaitDeliveries(t, 1, 10*time.Second)[0].Body, "delivered once configured again")
 	})
 }
