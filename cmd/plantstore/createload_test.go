@@ -14,6 +14,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/plantstore/plantstore/adapters/jwtauth/jwttest"
 	"github.com/plantstore/plantstore/docs/openapitest"
 )
 
@@ -49,12 +50,7 @@ func newCreator(t *testing.T, p *process, workers int) *creator {
 		client:   newLoadClient(workers),
 		contract: openapitest.Load(t),
 	}
-	claims := jwt.MapClaims{"sub": "loader", "scope": "plants:write", "exp": time.Now().Add(time.Hour).Unix()}
-	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(processSecret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.token = tok
+	c.token = jwttest.New(t).Token(t, jwt.MapClaims{"sub": "loader", "scope": "plants:write"})
 	t.Cleanup(c.client.CloseIdleConnections)
 	return c
 }

@@ -19,6 +19,8 @@ import (
 
 	"github.com/KimMachineGun/automemlimit/memlimit"
 	"github.com/stretchr/testify/require"
+
+	"github.com/plantstore/plantstore/adapters/jwtauth/jwttest"
 )
 
 // The process tests run the real binary as an operator does: configured by
@@ -89,10 +91,6 @@ func raceEnabled() bool {
 	return false
 }
 
-// processSecret is the HS256 secret every started process verifies tokens
-// with, so that a token stays good across a restart.
-var processSecret = []byte("a-process-test-secret-that-is-long-enough-for-hs256")
-
 // process is one running plantstore binary.
 type process struct {
 	cmd            *exec.Cmd
@@ -103,15 +101,16 @@ type process struct {
 	signalled      time.Time        // when the last signal was sent
 }
 
-// launch starts `plantstore serve` with the given settings on top of an
-// HS256 secret and listeners on free loopback ports. It does not wait for
+// launch starts `plantstore serve` with the given settings on top of
+// jwttest's HS256 secret, the same for every process so that a token stays
+// good across a restart, and listeners on free loopback ports. It does not wait for
 // the service to be ready. The process is killed when the test ends, if it
 // is still running.
 func launch(t *testing.T, env map[string]string) *process {
 	t.Helper()
 	bin := buildBinary(t)
 	secretFile := filepath.Join(t.TempDir(), "jwt-secret")
-	write(t, secretFile, append(processSecret, '\n'))
+	write(t, secretFile, append(jwttest.New(t).Secret, '\n'))
 
 	vars := map[string]string{
 		"PLANTSTORE_ADDR":            "127.0.0.1:0",

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"crypto/x509"
 	"encoding/pem"
 	"io"
@@ -19,15 +17,15 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"go.uber.org/fx"
 
+	"github.com/plantstore/plantstore/adapters/jwtauth/jwttest"
 	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
 	"github.com/plantstore/plantstore/docs/openapitest"
 )
 
 // service is one running, fully wired plantstore for a test.
 type service struct {
-	api, admin string // base URLs
-	secret     []byte
-	pemKey     ed25519.PrivateKey // signs what the configured PEM file verifies
+	api, admin string        // base URLs
+	keys       *jwttest.Keys // its HS256 secret and Ed25519 key (Ed) are configured
 	logs       *syncBuffer
 	contract   *openapitest.Contract
 	client     *http.Client
@@ -67,19 +65,14 @@ func forEachStore(t *testing.T, test func(t *testing.T, databaseURL string)) {
 	}
 }
 
-// startService starts the whole wired app with an HS256 secret and an
+// startService starts the whole wired app with jwttest's HS256 secret and
 // Ed25519 public key configured, plus the given settings and fx options.
 func startService(t *testing.T, databaseURL string, env map[string]string, opts ...fx.Option) *service {
 	t.Helper()
 	dir := t.TempDir()
-	s := &service{secret: []byte("a-test-secret-that-is-long-enough-for-hs256"), logs: &syncBuffer{}, contract: openapitest.Load(t)}
-	pub, key, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.pemKey = key
-	der, _ := x509.MarshalPKIXPublicKey(pub)
-	write(t, filepath.Join(dir, "secret"), append(s.secret, '\n'))
+	s := &service{keys: jwttest.New(t), logs: &syncBuffer{}, contract: openapitest.Load(t)}
+	der, _ := x509.MarshalPKIXPublicKey(s.keys.Ed.Public())
+	write(t, filepath.Join(dir, "secret"), append(s.keys.Secret, '\n'))
 	write(t, filepath.Join(dir, "keys.pem"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
 
 	vars := map[string]string{
@@ -128,28 +121,10 @@ func write(t *testing.T, path string, b []byte) {
 	}
 }
 
-// token signs claims with the service's HS256 secret; exp defaults to an
-// hour from now and scope to plants:read plants:write.
+// token is jwttest's token for claims, which the service verifies.
 func (s *service) token(t *testing.T, claims jwt.MapClaims) string {
 	t.Helper()
-	return s.sign(t, jwt.SigningMethodHS256, s.secret, claims)
-}
-
-func (s *service) sign(t *testing.T, m jwt.SigningMethod, key any, claims jwt.MapClaims) string {
-	t.Helper()
-	c := jwt.MapClaims{"sub": "alice", "scope": "plants:read plants:write", "exp": time.Now().Add(time.Hour).Unix()}
-	for k, v := range claims {
-		if v == nil {
-			delete(c, k)
-		} else {
-			c[k] = v
-		}
-	}
-	tok, err := jwt.NewWithClaims(m, c).SignedString(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
+	return s.keys.Token(t, claims)
 }
 
 // response is what a test sees of one exchange.
