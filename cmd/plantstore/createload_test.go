@@ -62,6 +62,7 @@ type answer struct {
 	body      string
 	err       error // no complete answer
 	truncated bool  // a status line arrived, the whole body did not
+	closed    bool  // the answer asked the client to close the connection
 }
 
 // post sends one create, with requestID as its X-Request-ID when given. It
@@ -86,7 +87,7 @@ func (c *creator) post(body, requestID string) answer {
 		return answer{status: resp.StatusCode, err: err, truncated: true}
 	}
 	c.contract.Check(c.t, req, resp, b)
-	return answer{status: resp.StatusCode, header: resp.Header, body: string(b)}
+	return answer{status: resp.StatusCode, header: resp.Header, body: string(b), closed: resp.Close}
 }
 
 // unavailable reports whether a is the 503 a client may retry: error 50301

@@ -2,10 +2,8 @@ package main
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -19,9 +17,7 @@ import (
 // back.
 type drainedCreate struct {
 	sent, done time.Time
-	status     int
-	closed     bool // the answer asked to close the connection
-	err        error
+	answer
 }
 
 // kind sorts a failed drainedCreate: refused (no connection), reset, or cut
@@ -54,10 +50,8 @@ func TestSIGTERMDelayAnswersEveryRequestThenRefuses(t *testing.T) {
 				"PLANTSTORE_SHUTDOWN_TIMEOUT": "5s",
 			})
 			c := newCreator(t, p, 8)
-			client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
-				MaxIdleConnsPerHost: 8, DisableKeepAlives: !keepAlive, DisableCompression: true,
-			}}
-			defer client.CloseIdleConnections()
+			c.client.Timeout = 10 * time.Second
+			c.client.Transport = &http.Transport{MaxIdleConnsPerHost: 8, DisableKeepAlives: !keepAlive, DisableCompression: true}
 
 			var (
 				mu        sync.Mutex
@@ -74,22 +68,13 @@ func TestSIGTERMDelayAnswersEveryRequestThenRefuses(t *testing.T) {
 							return
 						default:
 						}
-						id := next.Add(1)
-						req, _ := http.NewRequest(http.MethodPost, p.api+"/plants", strings.NewReader(plantFor(id)))
-						req.Header.Set("Authorization", "Bearer "+c.token)
-						req.Header.Set("Content-Type", "application/json")
 						e := drainedCreate{sent: time.Now()}
-						resp, err := client.Do(req)
-						if err == nil {
-							_, err = io.Copy(io.Discard, resp.Body)
-							_ = resp.Body.Close()
-							e.status, e.closed = resp.StatusCode, resp.Close
-						}
-						e.err, e.done = err, time.Now()
+						e.answer = c.post(plantFor(next.Add(1)), "")
+						e.done = time.Now()
 						mu.Lock()
 						exchanges = append(exchanges, e)
 						mu.Unlock()
-						if err != nil {
+						if e.err != nil {
 							time.Sleep(5 * time.Millisecond) // a refused client backs off a little
 						}
 					}
@@ -113,14 +98,8 @@ func TestSIGTERMDelayAnswersEveryRequestThenRefuses(t *testing.T) {
 			p.signal(t, syscall.SIGTERM)
 			signalled := p.signalled
 			// Readiness fails at once.
-			require.Eventually(t, func() bool {
-				resp, err := http.Get(p.admin + "/readyz")
-				if err != nil {
-					return false
-				}
-				_ = resp.Body.Close()
-				return resp.StatusCode == http.StatusServiceUnavailable
-			}, delay, 10*time.Millisecond, "readiness fails during the delay")
+			require.Eventually(t, func() bool { status, _ := p.adminGet("/readyz"); return status == http.StatusServiceUnavailable },
+				delay, 10*time.Millisecond, "readiness fails during the delay")
 			if took := time.Since(signalled); took > 500*time.Millisecond {
 				t.Errorf("readiness failed %s after SIGTERM", took)
 			}

@@ -8,16 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/KimMachineGun/automemlimit/memlimit"
 	"github.com/stretchr/testify/require"
 
 	"github.com/plantstore/plantstore/adapters/jwtauth/jwttest"
@@ -171,17 +168,26 @@ func startProcess(t *testing.T, databaseURL string, env map[string]string) *proc
 		p.readListeners()
 		return p.api != "" && p.admin != ""
 	})
-	client := newLoadClient(1)
-	defer client.CloseIdleConnections()
-	p.await(t, "to be ready", func() bool {
-		resp, err := client.Get(p.admin + "/readyz")
-		if err != nil {
-			return false
-		}
-		_ = resp.Body.Close()
-		return resp.StatusCode == 200
-	})
+	p.await(t, "to be ready", func() bool { status, _ := p.adminGet("/readyz"); return status == http.StatusOK })
 	return p
+}
+
+// adminClient asks the admin listeners of the processes, on a connection
+// per request, so that no connection outlives a process.
+var adminClient = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+
+// adminGet fetches path from the admin listener; status 0 is no answer.
+func (p *process) adminGet(path string) (status int, body string) {
+	resp, err := adminClient.Get(p.admin + path)
+	if err != nil {
+		return 0, ""
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, ""
+	}
+	return resp.StatusCode, string(b)
 }
 
 // await waits for a starting process to come to a state, and fails the test
@@ -269,41 +275,4 @@ func (p *process) output() string {
 		b.WriteString(line)
 	}
 	return fmt.Sprintf("--- stdout (%d access log lines left out)\n%s--- stderr\n%s", requests, b.String(), p.stderr.String())
-}
-
-// TestGarbageCollectionTarget shows the service's own GOGC and soft memory
-// limit defaults, and that GOGC and GOMEMLIMIT in the environment win over
-// them, as the runtime reports them.
-func TestGarbageCollectionTarget(t *testing.T) {
-	// 3/4 of the container's memory limit, or of 64 MiB without one.
-	memory := uint64(64 << 20)
-	if limit, err := memlimit.FromCgroup(); err == nil {
-		memory = limit
-	}
-	byDefault := strconv.FormatFloat(float64(int64(0.75*float64(memory))), 'g', -1, 64)
-	for _, tt := range []struct {
-		env            map[string]string
-		gogc, memlimit string
-	}{
-		{nil, "400", byDefault},
-		{map[string]string{"GOGC": "150", "GOMEMLIMIT": "100MiB"}, "150", "1.048576e+08"},
-	} {
-		p := startProcess(t, "sqlite:"+filepath.Join(t.TempDir(), "plants.db"), tt.env)
-		resp, err := http.Get(p.admin + "/metrics")
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		_ = resp.Body.Close()
-		for metric, want := range map[string]string{"go_gc_gogc_percent": tt.gogc, "go_gc_gomemlimit_bytes": tt.memlimit} {
-			if !regexp.MustCompile(`(?m)^` + metric + ` ` + regexp.QuoteMeta(want) + `$`).Match(b) {
-				t.Errorf("with %v: want %s %s in /metrics; got %q", tt.env, metric, want, regexp.MustCompile(`(?m)^`+metric+` .*$`).Find(b))
-			}
-		}
-		if !strings.Contains(p.stdout.String(), `"gogc":"`+tt.gogc+`"`) {
-			t.Errorf("with %v: the start-up line does not say gogc %s", tt.env, tt.gogc)
-		}
-		p.signal(t, os.Interrupt)
-		p.waitExit(t, 20*time.Second)
-	}
 }

@@ -93,24 +93,10 @@ func TestTheAdminListenerAnswersWhileTheAPIDrains(t *testing.T) {
 		t.Fatalf("the 100 Continue ends with %q, %v", blank, err)
 	}
 	p.signal(t, syscall.SIGTERM)
-	admin := newLoadClient(1)
-	defer admin.CloseIdleConnections()
-	require.Eventually(t, func() bool {
-		resp, err := admin.Get(p.admin + "/readyz")
-		if err != nil {
-			return false
-		}
-		_ = resp.Body.Close()
-		return resp.StatusCode == http.StatusServiceUnavailable
-	}, 5*time.Second, 20*time.Millisecond, "readiness answers 503 while the API drains")
-	resp, err := admin.Get(p.admin + "/metrics")
-	if err != nil {
-		t.Fatalf("metrics while the API drains: %v", err)
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	_ = resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("metrics while the API drains: %d", resp.StatusCode)
+	require.Eventually(t, func() bool { status, _ := p.adminGet("/readyz"); return status == http.StatusServiceUnavailable },
+		5*time.Second, 20*time.Millisecond, "readiness answers 503 while the API drains")
+	if status, _ := p.adminGet("/metrics"); status != http.StatusOK {
+		t.Fatalf("metrics while the API drains: %d", status)
 	}
 	select {
 	case <-p.exited:
