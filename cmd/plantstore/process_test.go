@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -178,16 +177,11 @@ var adminClient = &http.Client{Timeout: 10 * time.Second, Transport: &http.Trans
 
 // adminGet fetches path from the admin listener; status 0 is no answer.
 func (p *process) adminGet(path string) (status int, body string) {
-	resp, err := adminClient.Get(p.admin + path)
-	if err != nil {
-		return 0, ""
+	req, err := http.NewRequest(http.MethodGet, p.admin+path, nil)
+	if a := exchange(nil, adminClient, nil, req); err == nil && a.err == nil {
+		return a.status, a.body
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, ""
-	}
-	return resp.StatusCode, string(b)
+	return 0, ""
 }
 
 // await waits for a starting process to come to a state, and fails the test

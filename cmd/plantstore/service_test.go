@@ -127,12 +127,8 @@ func (s *service) token(t *testing.T, claims jwt.MapClaims) string {
 	return s.keys.Token(t, claims)
 }
 
-// response is what a test sees of one exchange.
-type response struct {
-	status int
-	header http.Header
-	body   string
-}
+// response is what a test of the wired service sees of one exchange.
+type response = answer
 
 // do sends a request and checks the response against the OpenAPI document.
 func (s *service) do(t *testing.T, method, path string, header map[string]string, body []byte) response {
@@ -144,17 +140,7 @@ func (s *service) do(t *testing.T, method, path string, header map[string]string
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.contract.Check(t, req, resp, b)
-	return response{status: resp.StatusCode, header: resp.Header, body: string(b)}
+	return answered(t, exchange(t, s.client, s.contract, req))
 }
 
 // create posts body to /plants with a valid token.
@@ -174,13 +160,20 @@ func (s *service) call(t *testing.T, method, path string) response {
 
 func (s *service) adminGet(t *testing.T, path string) response {
 	t.Helper()
-	resp, err := s.client.Get(s.admin + path)
+	req, err := http.NewRequest(http.MethodGet, s.admin+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return response{status: resp.StatusCode, header: resp.Header, body: string(b)}
+	return answered(t, exchange(t, s.client, nil, req))
+}
+
+// answered fails the test if a is no complete answer.
+func answered(t *testing.T, a answer) response {
+	t.Helper()
+	if a.err != nil {
+		t.Fatal(a.err)
+	}
+	return a
 }
 
 func (r response) expect(t *testing.T, status int, body string) {
