@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -23,68 +24,45 @@ import (
 // its environment, stopped by signals, restarted on the same database. The
 // binary is built once per test run, by the first test that needs it.
 
-// serviceBinary is the binary the process tests run.
-var serviceBinary struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}
+// binaryDir holds the binary the process tests built, if any.
+var binaryDir string
 
 // TestMain removes the binary the process tests built, once every test has
 // run; a package whose tests start no process builds nothing.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if serviceBinary.dir != "" {
-		_ = os.RemoveAll(serviceBinary.dir)
+	if binaryDir != "" {
+		_ = os.RemoveAll(binaryDir)
 	}
 	os.Exit(code)
 }
 
-// buildBinary builds this command, with the race detector when the tests
-// themselves run with it, so that a race in a signal path is caught too.
+// serviceBinary builds this command, once, with the race detector when the
+// tests themselves run with it, so that a race in a signal path is caught too.
+var serviceBinary = sync.OnceValues(func() (string, error) {
+	var err error
+	if binaryDir, err = os.MkdirTemp("", "plantstore-process-test-"); err != nil {
+		return "", err
+	}
+	path := filepath.Join(binaryDir, "plantstore")
+	args := []string{"build", "-o", path}
+	if bi, ok := debug.ReadBuildInfo(); ok && slices.Contains(bi.Settings, debug.BuildSetting{Key: "-race", Value: "true"}) {
+		args = append(args, "-race")
+	}
+	if out, err := exec.Command("go", append(args, ".")...).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build (the go command is needed to build the service): %v\n%s", err, out)
+	}
+	return path, nil
+})
+
+// buildBinary is the path of the binary the process tests run.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	serviceBinary.once.Do(func() {
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			serviceBinary.err = fmt.Errorf("the go command is needed to build the service: %w", err)
-			return
-		}
-		if serviceBinary.dir, err = os.MkdirTemp("", "plantstore-process-test-"); err != nil {
-			serviceBinary.err = err
-			return
-		}
-		path := filepath.Join(serviceBinary.dir, "plantstore")
-		args := []string{"build", "-o", path}
-		if raceEnabled() {
-			args = append(args, "-race")
-		}
-		cmd := exec.Command(goTool, append(args, ".")...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			serviceBinary.err = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		serviceBinary.path = path
-	})
-	if serviceBinary.err != nil {
-		t.Fatal(serviceBinary.err)
+	path, err := serviceBinary()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return serviceBinary.path
-}
-
-// raceEnabled reports whether this test binary was built with -race.
-func raceEnabled() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
+	return path
 }
 
 // process is one running plantstore binary.
