@@ -86,8 +86,7 @@ func startService(t *testing.T, databaseURL string, env map[string]string, opts 
 	for k, v := range env {
 		vars[k] = v
 	}
-	getenv := func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
-	cfg, err := loadConfig("serve", nil, getenv, io.Discard)
+	cfg, err := loadConfig("serve", nil, envOf(vars), io.Discard)
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
