@@ -57,44 +57,32 @@ func TestSIGTERMDelayAnswersEveryRequestThenRefuses(t *testing.T) {
 				mu        sync.Mutex
 				exchanges []drainedCreate
 				next      atomic.Int64
-				stop      = make(chan struct{})
+				acked     atomic.Int64 // creates answered 200
+				lastSent  atomic.Int64 // a client stops once it has sent after this (Unix ns)
 				wg        sync.WaitGroup
 			)
 			for range 8 {
 				wg.Go(func() {
 					for {
-						select {
-						case <-stop:
-							return
-						default:
-						}
 						e := drainedCreate{sent: time.Now()}
 						e.answer = c.post(plantFor(next.Add(1)), "")
 						e.done = time.Now()
 						mu.Lock()
 						exchanges = append(exchanges, e)
 						mu.Unlock()
+						if last := lastSent.Load(); last != 0 && e.sent.UnixNano() > last {
+							return // this client has met the closed port
+						}
 						if e.err != nil {
 							time.Sleep(5 * time.Millisecond) // a refused client backs off a little
+						} else if e.status == http.StatusOK {
+							acked.Add(1)
 						}
 					}
 				})
 			}
-			// count is how many exchanges so far satisfy match.
-			count := func(match func(drainedCreate) bool) int {
-				mu.Lock()
-				defer mu.Unlock()
-				n := 0
-				for _, e := range exchanges {
-					if match(e) {
-						n++
-					}
-				}
-				return n
-			}
-			require.Eventually(t, func() bool {
-				return count(func(e drainedCreate) bool { return e.err == nil && e.status == http.StatusOK }) >= 100
-			}, 10*time.Second, 5*time.Millisecond, "the service acknowledges creates before SIGTERM")
+			require.Eventually(t, func() bool { return acked.Load() >= 100 }, 10*time.Second, 5*time.Millisecond,
+				"the service acknowledges creates before SIGTERM")
 			p.signal(t, syscall.SIGTERM)
 			signalled := p.signalled
 			// Readiness fails at once.
@@ -106,10 +94,7 @@ func TestSIGTERMDelayAnswersEveryRequestThenRefuses(t *testing.T) {
 			p.waitExit(t, delay+10*time.Second)
 			closing := signalled.Add(delay) // about when the listener closes
 			// Every client meets the closed port.
-			require.Eventually(t, func() bool {
-				return count(func(e drainedCreate) bool { return e.sent.After(closing.Add(200 * time.Millisecond)) }) >= 8
-			}, 10*time.Second, 5*time.Millisecond, "clients send after the listener closed")
-			close(stop)
+			lastSent.Store(closing.Add(200 * time.Millisecond).UnixNano())
 			wg.Wait()
 
 			counts := map[string]int{}
