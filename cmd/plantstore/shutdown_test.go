@@ -1,14 +1,9 @@
 package main
 
 import (
-	"bufio"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -22,30 +17,25 @@ func TestTheAdminListenerAnswersWhileTheAPIDrains(t *testing.T) {
 	p := startProcess(t, "sqlite:"+filepath.Join(t.TempDir(), "plants.db"),
 		map[string]string{"PLANTSTORE_SHUTDOWN_TIMEOUT": shutdownGrace.String()})
 	c := newCreator(t, p, 1)
-	u, err := url.Parse(p.api)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// A create whose body is still on its way holds the API's drain open.
-	// The 100 Continue says the handler has begun to read it.
-	conn, err := net.Dial("tcp", u.Host)
-	if err != nil {
+	// The client sends the body only after the 100 Continue, which says the
+	// handler has begun to read it.
+	const fern = `{"id":1,"name":"Fern"}`
+	body, sender := io.Pipe()
+	req, err := http.NewRequest(http.MethodPost, p.api+"/plants", body)
+	require.NoError(t, err)
+	req.ContentLength = int64(len(fern))
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Expect", "100-continue")
+	c.client.Transport = &http.Transport{ExpectContinueTimeout: time.Minute}
+	created := make(chan answer, 1)
+	go func() { created <- exchange(t, c.client, c.contract, req) }()
+	// The write returns once the client reads the body: after the 100 Continue.
+	if _, err := io.WriteString(sender, fern[:1]); err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
-	body := `{"id": 1, "name": "Fern"}`
-	if _, err := fmt.Fprintf(conn, "POST /plants HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"+
-		"Content-Type: application/json\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n", u.Host, c.token, len(body)); err != nil {
-		t.Fatal(err)
-	}
-	answers := bufio.NewReader(conn)
-	if line, err := answers.ReadString('\n'); err != nil || !strings.HasPrefix(line, "HTTP/1.1 100 ") {
-		t.Fatalf("want 100 Continue, got %q, %v", line, err)
-	}
-	if blank, err := answers.ReadString('\n'); err != nil || blank != "\r\n" {
-		t.Fatalf("the 100 Continue ends with %q, %v", blank, err)
-	}
+
 	p.signal(t, syscall.SIGTERM)
 	require.Eventually(t, func() bool { status, _ := p.adminGet("/readyz"); return status == http.StatusServiceUnavailable },
 		5*time.Second, 20*time.Millisecond, "readiness answers 503 while the API drains")
@@ -57,16 +47,10 @@ func TestTheAdminListenerAnswersWhileTheAPIDrains(t *testing.T) {
 		t.Fatal("the service exited with a request in flight")
 	default:
 	}
-	if _, err := io.WriteString(conn, body); err != nil {
-		t.Fatal(err)
-	}
-	created, err := http.ReadResponse(answers, nil)
-	if err != nil {
-		t.Fatalf("the create in flight at SIGTERM got no answer: %v", err)
-	}
-	_ = created.Body.Close()
-	if created.StatusCode != http.StatusOK {
-		t.Fatalf("the create in flight at SIGTERM: %d", created.StatusCode)
+	_, _ = io.WriteString(sender, fern[1:])
+	_ = sender.Close()
+	if a := <-created; a.err != nil || a.status != http.StatusOK {
+		t.Fatalf("the create in flight at SIGTERM: %v", a)
 	}
 	if state := p.waitExit(t, shutdownGrace); state.ExitCode() != 0 {
 		t.Fatalf("exit %v", state)
