@@ -2,10 +2,9 @@ package main
 
 import (
 	"database/sql"
+	"io"
 	"maps"
 	"net"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -106,10 +105,9 @@ func TestServeWithoutMigratingNeedsAnUpToDateSchema(t *testing.T) {
 		if n := countTables(t, db); n != 0 {
 			t.Errorf("the refused start-up left %d tables in the store; want none", n)
 		}
-		cmd := exec.Command(buildBinary(t), "migrate")
-		cmd.Env = append(os.Environ(), "PLANTSTORE_DATABASE_URL="+db)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("plantstore migrate: %v\n%s", err, out)
+		var errs strings.Builder
+		if code := run(t.Context(), []string{"migrate"}, envOf(env), io.Discard, &errs); code != 0 {
+			t.Fatalf("plantstore migrate: %d %s", code, errs.String())
 		}
 		c := newCreator(t, startProcess(t, db, env), 1)
 		if res := c.post(plantFor(1), ""); res.status != 200 {
