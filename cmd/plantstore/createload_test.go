@@ -137,15 +137,6 @@ func isPlantFor(id int64, body string) bool {
 // several creates are inside the service, queued for a batch or committing.
 var heldCreates = map[string]string{"PLANTSTORE_BATCH_MAX_WAIT": "10ms"}
 
-// load is concurrent creates of fresh ids, interrupted (by a signal) once
-// enough of them have been acknowledged, while the others are in flight.
-type load struct {
-	workers        int
-	budget         int64 // most creates sent
-	interruptAfter int   // acknowledged creates before interrupt runs
-	interrupt      func()
-}
-
 // loadReport sorts the creates of a load by what they got.
 type loadReport struct {
 	mu         sync.Mutex
@@ -157,65 +148,60 @@ type loadReport struct {
 	answered   map[int64]int    // the status of every complete answer
 }
 
-// run sends the load through c until the budget is spent or every worker
+// runLoad sends concurrent creates of fresh ids through c and runs
+// interrupt (a signal) once enough of them have been acknowledged, while
+// others are in flight. It stops when its budget is spent or every worker
 // has met a service that no longer answers. Before the interrupt every
 // create must succeed; after it, a create may also be refused (503 50301)
 // or get no answer. Anything else fails the test.
-func (l load) run(t *testing.T, c *creator) *loadReport {
+func runLoad(t *testing.T, c *creator, interrupt func()) *loadReport {
 	t.Helper()
+	const workers, budget, interruptAfter = 8, 5000, 300
 	r := &loadReport{acked: make(map[int64]string), answered: make(map[int64]int)}
 	var next atomic.Int64
 	var interrupted atomic.Bool
 	var wg sync.WaitGroup
-	for range l.workers {
+	for range workers {
 		wg.Go(func() {
-			for {
-				id := next.Add(1)
-				if id > l.budget {
-					return
-				}
+			for id := next.Add(1); id <= budget; id = next.Add(1) {
 				a := c.post(plantFor(id), loadRequestID(id))
 				after := interrupted.Load()
+				if ok := a.status == http.StatusOK && isPlantFor(id, a.body) || after && (a.err != nil || a.unavailable()); !ok {
+					t.Errorf("create %d answered %s (interrupted: %v)", id, a, after)
+				}
+				r.mu.Lock()
 				switch {
-				case a.err != nil && after:
-					r.add(&r.unanswered, id)
-					if a.truncated {
-						r.add(&r.truncated, id)
-					}
-					return // the service has gone away
 				case a.err != nil:
-					t.Errorf("create %d before the interrupt: %v", id, a)
-					return
-				case a.status == http.StatusOK:
-					if !isPlantFor(id, a.body) {
-						t.Errorf("create %d answered %s, not the plant sent", id, a)
+					r.unanswered = append(r.unanswered, id)
+					if a.truncated {
+						r.truncated = append(r.truncated, id)
 					}
-					r.mu.Lock()
+				case a.status == http.StatusOK:
 					r.acked[id] = a.body
-					r.answered[id] = a.status
-					n := len(r.acked)
 					if after {
 						r.ackedAfter++
 					}
-					r.mu.Unlock()
-					if n == l.interruptAfter {
-						interrupted.Store(true)
-						l.interrupt()
-					}
-				case a.unavailable() && after:
-					r.add(&r.refused, id)
-					r.mu.Lock()
+				case a.unavailable():
+					r.refused = append(r.refused, id)
+				}
+				if a.err == nil {
 					r.answered[id] = a.status
-					r.mu.Unlock()
-				default:
-					t.Errorf("create %d answered %s (interrupted: %v)", id, a, after)
+				}
+				n := len(r.acked)
+				r.mu.Unlock()
+				if a.err != nil {
+					return // the service has gone away
+				}
+				if a.status == http.StatusOK && n == interruptAfter {
+					interrupted.Store(true)
+					interrupt()
 				}
 			}
 		})
 	}
 	wg.Wait()
 	if !interrupted.Load() {
-		t.Fatalf("only %d of %d creates were acknowledged; the interrupt never ran", len(r.acked), l.budget)
+		t.Fatalf("only %d of %d creates were acknowledged; the interrupt never ran", len(r.acked), budget)
 	}
 	t.Logf("load: %d acknowledged (%d after the interrupt), %d refused, %d unanswered",
 		len(r.acked), r.ackedAfter, len(r.refused), len(r.unanswered))
@@ -246,22 +232,9 @@ func (r *loadReport) checkAnswersArrived(t *testing.T, p *process) {
 			continue
 		}
 		if got, ok := r.answered[id]; !ok || got != entry.Status {
-			t.Errorf("the service answered create %d with %d, the client got %s", id, entry.Status, answerOf(got))
+			t.Errorf("the service answered create %d with %d, the client got %d (0: no answer)", id, entry.Status, got)
 		}
 	}
-}
-
-func answerOf(status int) string {
-	if status == 0 {
-		return "no answer"
-	}
-	return strconv.Itoa(status)
-}
-
-func (r *loadReport) add(to *[]int64, id int64) {
-	r.mu.Lock()
-	*to = append(*to, id)
-	r.mu.Unlock()
 }
 
 // checkAcknowledged proves that every acknowledged create is stored: other

@@ -31,12 +31,7 @@ func interruptLoad(t *testing.T, databaseURL string, sig syscall.Signal) {
 	env := map[string]string{"PLANTSTORE_SHUTDOWN_TIMEOUT": shutdownGrace.String()}
 	maps.Copy(env, heldCreates)
 	p := startProcess(t, databaseURL, env)
-	report := load{
-		workers:        8,
-		budget:         5000,
-		interruptAfter: 300,
-		interrupt:      func() { p.signal(t, sig) },
-	}.run(t, newCreator(t, p, 8))
+	report := runLoad(t, newCreator(t, p, 8), func() { p.signal(t, sig) })
 	state := p.waitExit(t, shutdownGrace)
 	if sig == syscall.SIGKILL {
 		if !killedBy(state, syscall.SIGKILL) {
