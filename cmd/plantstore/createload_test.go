@@ -274,15 +274,11 @@ func checkRetries(t *testing.T, c *creator, ids []int64) {
 
 // forEachID runs check for every id, a few at a time.
 func forEachID(ids []int64, check func(id int64)) {
-	const workers = 8
 	var wg sync.WaitGroup
-	var next atomic.Int64
-	for range workers {
-		wg.Go(func() {
-			for i := next.Add(1) - 1; i < int64(len(ids)); i = next.Add(1) - 1 {
-				check(ids[i])
-			}
-		})
+	slots := make(chan struct{}, 8)
+	for _, id := range ids {
+		slots <- struct{}{}
+		wg.Go(func() { check(id); <-slots })
 	}
 	wg.Wait()
 }

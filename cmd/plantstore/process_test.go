@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -92,9 +93,7 @@ func launch(t *testing.T, env map[string]string) *process {
 		"PLANTSTORE_JWT_SECRET_FILE": secretFile,
 		"PLANTSTORE_LOG_LEVEL":       "info",
 	}
-	for k, v := range env {
-		vars[k] = v
-	}
+	maps.Copy(vars, env)
 	cmd := exec.Command(bin, "serve")
 	for _, kv := range os.Environ() {
 		// Settings come from the test alone, not from the shell running it.
@@ -137,9 +136,7 @@ func launch(t *testing.T, env map[string]string) *process {
 func startProcess(t *testing.T, databaseURL string, env map[string]string) *process {
 	t.Helper()
 	vars := map[string]string{"PLANTSTORE_DATABASE_URL": databaseURL}
-	for k, v := range env {
-		vars[k] = v
-	}
+	maps.Copy(vars, env)
 	p := launch(t, vars)
 	p.await(t, "to listen", func() bool {
 		p.readListeners()
@@ -166,18 +163,20 @@ func (p *process) adminGet(path string) (status int, body string) {
 // at once if the process exits first.
 func (p *process) await(t *testing.T, what string, state func() bool) {
 	t.Helper()
-	exited := func() bool {
-		select {
-		case <-p.exited:
-			return true
-		default:
-			return false
-		}
-	}
-	require.Eventually(t, func() bool { return exited() || state() }, time.Minute, 20*time.Millisecond,
+	require.Eventually(t, func() bool { return p.hasExited() || state() }, time.Minute, 20*time.Millisecond,
 		"the service did not come %s (its output follows)", what)
-	if exited() {
+	if p.hasExited() {
 		t.Fatalf("the service exited (%v) before it came %s (its output follows)", p.state, what)
+	}
+}
+
+// hasExited reports whether the process has exited.
+func (p *process) hasExited() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -83,9 +84,7 @@ func startService(t *testing.T, databaseURL string, env map[string]string, opts 
 		"PLANTSTORE_JWT_PUBLIC_KEY_FILE": filepath.Join(dir, "keys.pem"),
 		"PLANTSTORE_LOG_LEVEL":           "info",
 	}
-	for k, v := range env {
-		vars[k] = v
-	}
+	maps.Copy(vars, env)
 	cfg, err := loadConfig("serve", nil, envOf(vars), io.Discard)
 	if err != nil {
 		t.Fatalf("config: %v", err)

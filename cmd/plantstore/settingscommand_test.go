@@ -8,12 +8,10 @@ import (
 )
 
 // plantstore settings prints the value serve would take for every setting,
-// defaults and variables alike, with secrets masked.
+// defaults, variables and flags alike (secrets masked: see
+// TestStartUpLineAndSettingsMaskDatabasePasswords).
 func TestSettingsPrintsEveryValueServeWouldTake(t *testing.T) {
-	env := map[string]string{
-		"PLANTSTORE_DATABASE_URL":   "postgres://app:hunter2@db:5432/plants",
-		"PLANTSTORE_SHUTDOWN_DELAY": "5s",
-	}
+	env := map[string]string{"PLANTSTORE_SHUTDOWN_DELAY": "5s"}
 	var out, errs strings.Builder
 	if code := run(t.Context(), []string{"settings", "--addr", ":9000"}, envOf(env), &out, &errs); code != 0 {
 		t.Fatalf("settings exited %d: %s", code, errs.String())
@@ -22,14 +20,10 @@ func TestSettingsPrintsEveryValueServeWouldTake(t *testing.T) {
 		"PLANTSTORE_ADDR=:9000",
 		"PLANTSTORE_SHUTDOWN_DELAY=5s",
 		"PLANTSTORE_SHUTDOWN_TIMEOUT=15s",
-		"PLANTSTORE_DATABASE_URL=postgres://app:xxxxx@db:5432/plants",
 	} {
 		if !strings.Contains("\n"+out.String(), "\n"+line+"\n") {
 			t.Errorf("settings lacks the line %s:\n%s", line, out.String())
 		}
-	}
-	if strings.Contains(out.String(), "hunter2") {
-		t.Error("settings printed a password")
 	}
 }
 

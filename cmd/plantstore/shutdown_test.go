@@ -42,10 +42,8 @@ func TestTheAdminListenerAnswersWhileTheAPIDrains(t *testing.T) {
 	if status, _ := p.adminGet("/metrics"); status != http.StatusOK {
 		t.Fatalf("metrics while the API drains: %d", status)
 	}
-	select {
-	case <-p.exited:
+	if p.hasExited() {
 		t.Fatal("the service exited with a request in flight")
-	default:
 	}
 	_, _ = io.WriteString(sender, fern[1:])
 	_ = sender.Close()
