@@ -60,9 +60,7 @@ var serviceBinary = sync.OnceValues(func() (string, error) {
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	path, err := serviceBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return path
 }
 

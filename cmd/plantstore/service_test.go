@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/stretchr/testify/require"
 	"go.uber.org/fx"
 
 	"github.com/plantstore/plantstore/adapters/jwtauth/jwttest"
@@ -114,9 +115,7 @@ func startService(t *testing.T, databaseURL string, env map[string]string, opts 
 
 func write(t *testing.T, path string, b []byte) {
 	t.Helper()
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, b, 0o600))
 }
 
 // token is jwttest's token for claims, which the service verifies.
@@ -132,9 +131,7 @@ type response = answer
 func (s *service) do(t *testing.T, method, path string, header map[string]string, body []byte) response {
 	t.Helper()
 	req, err := http.NewRequest(method, s.api+path, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
@@ -159,9 +156,7 @@ func (s *service) call(t *testing.T, method, path string) response {
 func (s *service) adminGet(t *testing.T, path string) response {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, s.admin+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return answered(t, exchange(t, s.client, nil, req))
 }
 

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // plantstore settings prints the value serve would take for every setting,
@@ -56,9 +58,7 @@ func TestStartUpLineAndSettingsMaskDatabasePasswords(t *testing.T) {
 	} {
 		getenv := envOf(map[string]string{"PLANTSTORE_DATABASE_URL": url})
 		cfg, err := loadConfig("serve", nil, getenv, io.Discard)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var line, settings strings.Builder
 		slog.New(slog.NewJSONHandler(&line, nil)).Info("starting", cfg.Core.startUpLine...)
 		if code := run(t.Context(), []string{"settings"}, getenv, &settings, io.Discard); code != 0 {

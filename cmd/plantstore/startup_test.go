@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // A setting whose value cannot be used (a file that is missing or holds no
@@ -24,14 +26,10 @@ func TestUnusableSettingsStopStartUpNamingTheSetting(t *testing.T) {
 	notWhsec := filepath.Join(dir, "not-whsec")
 	write(t, notWhsec, []byte("c2VjcmV0\n"))
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer taken.Close()
 	closed, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_ = closed.Close() // nothing listens there now: connections are refused
 	webhook := func(secretFile string) map[string]string {
 		return map[string]string{"PLANTSTORE_WEBHOOK_URLS": "http://127.0.0.1:1/hook", "PLANTSTORE_WEBHOOK_SECRET_FILE": secretFile}
@@ -124,13 +122,9 @@ func countTables(t *testing.T, databaseURL string) int {
 		driver, dsn, query = "sqlite", path, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
 	}
 	db, err := sql.Open(driver, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer db.Close()
 	var n int
-	if err := db.QueryRow(query).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, db.QueryRow(query).Scan(&n))
 	return n
 }
