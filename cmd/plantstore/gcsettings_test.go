@@ -31,10 +31,9 @@ func TestGarbageCollectionTarget(t *testing.T) {
 	} {
 		p := startProcess(t, "sqlite:"+filepath.Join(t.TempDir(), "plants.db"), tt.env)
 		_, metrics := p.adminGet("/metrics")
-		b := []byte(metrics)
 		for metric, want := range map[string]string{"go_gc_gogc_percent": tt.gogc, "go_gc_gomemlimit_bytes": tt.memlimit} {
-			if !regexp.MustCompile(`(?m)^` + metric + ` ` + regexp.QuoteMeta(want) + `$`).Match(b) {
-				t.Errorf("with %v: want %s %s in /metrics; got %q", tt.env, metric, want, regexp.MustCompile(`(?m)^`+metric+` .*$`).Find(b))
+			if !regexp.MustCompile(`(?m)^` + metric + ` ` + regexp.QuoteMeta(want) + `$`).MatchString(metrics) {
+				t.Errorf("with %v: want %s %s in /metrics; got %q", tt.env, metric, want, regexp.MustCompile(`(?m)^`+metric+` .*$`).FindString(metrics))
 			}
 		}
 		if !strings.Contains(p.stdout.String(), `"gogc":"`+tt.gogc+`"`) {
