@@ -58,9 +58,8 @@ func refuseConnections(t *testing.T, admin *sqlx.DB, name string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := admin.ExecContext(ctx, "ALTER DATABASE "+name+" WITH ALLOW_CONNECTIONS false"); err != nil {
-		t.Fatal(err)
-	}
+	_, err := admin.ExecContext(ctx, "ALTER DATABASE "+name+" WITH ALLOW_CONNECTIONS false")
+	require.NoError(t, err)
 	// Let pgtest drop the database, whatever happens here.
 	t.Cleanup(func() { allowConnections(t, admin, name) })
 	require.Eventually(t, func() bool {

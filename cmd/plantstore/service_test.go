@@ -141,10 +141,8 @@ func (s *service) do(t *testing.T, method, path string, header map[string]string
 // create posts body to /plants with a valid token.
 func (s *service) create(t *testing.T, body string) response {
 	t.Helper()
-	return s.do(t, http.MethodPost, "/plants", map[string]string{
-		"Authorization": "Bearer " + s.token(t, nil),
-		"Content-Type":  "application/json",
-	}, []byte(body))
+	header := map[string]string{"Authorization": "Bearer " + s.token(t, nil), "Content-Type": "application/json"}
+	return s.do(t, http.MethodPost, "/plants", header, []byte(body))
 }
 
 // call sends method to path with a valid token and no body.

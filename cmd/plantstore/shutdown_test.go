@@ -32,9 +32,8 @@ func TestTheAdminListenerAnswersWhileTheAPIDrains(t *testing.T) {
 	created := make(chan answer, 1)
 	go func() { created <- exchange(t, c.client, c.contract, req) }()
 	// The write returns once the client reads the body: after the 100 Continue.
-	if _, err := io.WriteString(sender, fern[:1]); err != nil {
-		t.Fatal(err)
-	}
+	_, err = io.WriteString(sender, fern[:1])
+	require.NoError(t, err)
 
 	p.signal(t, syscall.SIGTERM)
 	require.Eventually(t, func() bool { status, _ := p.adminGet("/readyz"); return status == http.StatusServiceUnavailable },
