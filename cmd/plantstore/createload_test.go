@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -242,11 +244,7 @@ func (r *loadReport) checkAnswersArrived(t *testing.T, p *process) {
 // the same content replays the very answer the create got.
 func checkAcknowledged(t *testing.T, c *creator, acked map[int64]string) {
 	t.Helper()
-	ids := make([]int64, 0, len(acked))
-	for id := range acked {
-		ids = append(ids, id)
-	}
-	forEachID(ids, func(id int64) {
+	forEachID(slices.Collect(maps.Keys(acked)), func(id int64) {
 		if a := c.post(changedPlantFor(id), ""); a.err != nil || a.status != http.StatusConflict || !strings.HasPrefix(a.body, `{"error":40901,`) {
 			t.Errorf("acknowledged plant %d: other content answered %s, want 409 40901: the plant was lost", id, a)
 			return
