@@ -75,10 +75,10 @@ type process struct {
 }
 
 // launch starts `plantstore serve` with the given settings on top of
-// jwttest's HS256 secret, the same for every process so that a token stays
-// good across a restart, and listeners on free loopback ports. It does not wait for
-// the service to be ready. The process is killed when the test ends, if it
-// is still running.
+// jwttest's HS256 secret (the same for every process, so that a token stays
+// good across a restart) and listeners on free loopback ports. It does not
+// wait for the service to be ready. The process is killed when the test
+// ends, if it is still running.
 func launch(t *testing.T, env map[string]string) *process {
 	t.Helper()
 	bin := buildBinary(t)
