@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/plantstore/plantstore/adapters/jwtauth/jwttest"
 	"github.com/plantstore/plantstore/docs/openapitest"
 )
 
@@ -49,23 +52,19 @@ func newCreator(t *testing.T, p *process, workers int) *creator {
 		client:   newLoadClient(workers),
 		contract: openapitest.Load(t),
 	}
-	claims := jwt.MapClaims{"sub": "loader", "scope": "plants:write", "exp": time.Now().Add(time.Hour).Unix()}
-	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(processSecret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.token = tok
+	c.token = jwttest.New(t).Token(t, jwt.MapClaims{"sub": "loader", "scope": "plants:write"})
 	t.Cleanup(c.client.CloseIdleConnections)
 	return c
 }
 
-// answer is what one create got.
+// answer is what one request got.
 type answer struct {
 	status    int
 	header    http.Header
 	body      string
 	err       error // no complete answer
 	truncated bool  // a status line arrived, the whole body did not
+	closed    bool  // the answer asked the client to close the connection
 }
 
 // post sends one create, with requestID as its X-Request-ID when given. It
@@ -80,7 +79,13 @@ func (c *creator) post(body, requestID string) answer {
 	if requestID != "" {
 		req.Header.Set("X-Request-ID", requestID)
 	}
-	resp, err := c.client.Do(req)
+	return exchange(c.t, c.client, c.contract, req)
+}
+
+// exchange sends req with client and reads the whole answer, checked
+// against contract when there is one.
+func exchange(t *testing.T, client *http.Client, contract *openapitest.Contract, req *http.Request) answer {
+	resp, err := client.Do(req)
 	if err != nil {
 		return answer{err: err}
 	}
@@ -89,8 +94,10 @@ func (c *creator) post(body, requestID string) answer {
 	if err != nil {
 		return answer{status: resp.StatusCode, err: err, truncated: true}
 	}
-	c.contract.Check(c.t, req, resp, b)
-	return answer{status: resp.StatusCode, header: resp.Header, body: string(b)}
+	if contract != nil {
+		contract.Check(t, req, resp, b)
+	}
+	return answer{status: resp.StatusCode, header: resp.Header, body: string(b), closed: resp.Close}
 }
 
 // unavailable reports whether a is the 503 a client may retry: error 50301
@@ -121,31 +128,16 @@ func changedPlantFor(id int64) string {
 	return fmt.Sprintf(`{"id":%d,"name":"Changed %d","tag":"kind-%d"}`, id, id, id%5)
 }
 
-// isPlantFor reports whether body is the plant plantFor(id) describes.
+// isPlantFor reports whether body is the answer to plantFor(id): the plant
+// as sent, less its id.
 func isPlantFor(id int64, body string) bool {
-	var sent, got struct {
-		Name string  `json:"name"`
-		Tag  *string `json:"tag"`
-	}
-	if json.Unmarshal([]byte(plantFor(id)), &sent) != nil || json.Unmarshal([]byte(body), &got) != nil {
-		return false
-	}
-	return got.Name == sent.Name && (got.Tag == nil) == (sent.Tag == nil) && (got.Tag == nil || *got.Tag == *sent.Tag)
+	return body == strings.Replace(plantFor(id), fmt.Sprintf(`"id":%d,`, id), "", 1)
 }
 
 // heldCreates is the setting under which the load runs: every create waits
 // a little for others to share its commit, so that whenever a signal comes
 // several creates are inside the service, queued for a batch or committing.
 var heldCreates = map[string]string{"PLANTSTORE_BATCH_MAX_WAIT": "10ms"}
-
-// load is concurrent creates of fresh ids, interrupted (by a signal) once
-// enough of them have been acknowledged, while the others are in flight.
-type load struct {
-	workers        int
-	budget         int64 // most creates sent
-	interruptAfter int   // acknowledged creates before interrupt runs
-	interrupt      func()
-}
 
 // loadReport sorts the creates of a load by what they got.
 type loadReport struct {
@@ -158,65 +150,60 @@ type loadReport struct {
 	answered   map[int64]int    // the status of every complete answer
 }
 
-// run sends the load through c until the budget is spent or every worker
+// runLoad sends concurrent creates of fresh ids through c and runs
+// interrupt (a signal) once enough of them have been acknowledged, while
+// others are in flight. It stops when its budget is spent or every worker
 // has met a service that no longer answers. Before the interrupt every
 // create must succeed; after it, a create may also be refused (503 50301)
 // or get no answer. Anything else fails the test.
-func (l load) run(t *testing.T, c *creator) *loadReport {
+func runLoad(t *testing.T, c *creator, interrupt func()) *loadReport {
 	t.Helper()
+	const workers, budget, interruptAfter = 8, 5000, 300
 	r := &loadReport{acked: make(map[int64]string), answered: make(map[int64]int)}
 	var next atomic.Int64
 	var interrupted atomic.Bool
 	var wg sync.WaitGroup
-	for range l.workers {
+	for range workers {
 		wg.Go(func() {
-			for {
-				id := next.Add(1)
-				if id > l.budget {
-					return
-				}
+			for id := next.Add(1); id <= budget; id = next.Add(1) {
 				a := c.post(plantFor(id), loadRequestID(id))
 				after := interrupted.Load()
+				if ok := a.status == http.StatusOK && isPlantFor(id, a.body) || after && (a.err != nil || a.unavailable()); !ok {
+					t.Errorf("create %d answered %s (interrupted: %v)", id, a, after)
+				}
+				r.mu.Lock()
 				switch {
-				case a.err != nil && after:
-					r.add(&r.unanswered, id)
-					if a.truncated {
-						r.add(&r.truncated, id)
-					}
-					return // the service has gone away
 				case a.err != nil:
-					t.Errorf("create %d before the interrupt: %v", id, a)
-					return
-				case a.status == http.StatusOK:
-					if !isPlantFor(id, a.body) {
-						t.Errorf("create %d answered %s, not the plant sent", id, a)
+					r.unanswered = append(r.unanswered, id)
+					if a.truncated {
+						r.truncated = append(r.truncated, id)
 					}
-					r.mu.Lock()
+				case a.status == http.StatusOK:
 					r.acked[id] = a.body
-					r.answered[id] = a.status
-					n := len(r.acked)
 					if after {
 						r.ackedAfter++
 					}
-					r.mu.Unlock()
-					if n == l.interruptAfter {
-						interrupted.Store(true)
-						l.interrupt()
-					}
-				case a.unavailable() && after:
-					r.add(&r.refused, id)
-					r.mu.Lock()
+				case a.unavailable():
+					r.refused = append(r.refused, id)
+				}
+				if a.err == nil {
 					r.answered[id] = a.status
-					r.mu.Unlock()
-				default:
-					t.Errorf("create %d answered %s (interrupted: %v)", id, a, after)
+				}
+				n := len(r.acked)
+				r.mu.Unlock()
+				if a.err != nil {
+					return // the service has gone away
+				}
+				if a.status == http.StatusOK && n == interruptAfter {
+					interrupted.Store(true)
+					interrupt()
 				}
 			}
 		})
 	}
 	wg.Wait()
 	if !interrupted.Load() {
-		t.Fatalf("only %d of %d creates were acknowledged; the interrupt never ran", len(r.acked), l.budget)
+		t.Fatalf("only %d of %d creates were acknowledged; the interrupt never ran", len(r.acked), budget)
 	}
 	t.Logf("load: %d acknowledged (%d after the interrupt), %d refused, %d unanswered",
 		len(r.acked), r.ackedAfter, len(r.refused), len(r.unanswered))
@@ -247,22 +234,9 @@ func (r *loadReport) checkAnswersArrived(t *testing.T, p *process) {
 			continue
 		}
 		if got, ok := r.answered[id]; !ok || got != entry.Status {
-			t.Errorf("the service answered create %d with %d, the client got %s", id, entry.Status, answerOf(got))
+			t.Errorf("the service answered create %d with %d, the client got %d (0: no answer)", id, entry.Status, got)
 		}
 	}
-}
-
-func answerOf(status int) string {
-	if status == 0 {
-		return "no answer"
-	}
-	return strconv.Itoa(status)
-}
-
-func (r *loadReport) add(to *[]int64, id int64) {
-	r.mu.Lock()
-	*to = append(*to, id)
-	r.mu.Unlock()
 }
 
 // checkAcknowledged proves that every acknowledged create is stored: other
@@ -270,11 +244,7 @@ func (r *loadReport) add(to *[]int64, id int64) {
 // the same content replays the very answer the create got.
 func checkAcknowledged(t *testing.T, c *creator, acked map[int64]string) {
 	t.Helper()
-	ids := make([]int64, 0, len(acked))
-	for id := range acked {
-		ids = append(ids, id)
-	}
-	forEachID(ids, func(id int64) {
+	forEachID(slices.Collect(maps.Keys(acked)), func(id int64) {
 		if a := c.post(changedPlantFor(id), ""); a.err != nil || a.status != http.StatusConflict || !strings.HasPrefix(a.body, `{"error":40901,`) {
 			t.Errorf("acknowledged plant %d: other content answered %s, want 409 40901: the plant was lost", id, a)
 			return
@@ -302,15 +272,11 @@ func checkRetries(t *testing.T, c *creator, ids []int64) {
 
 // forEachID runs check for every id, a few at a time.
 func forEachID(ids []int64, check func(id int64)) {
-	const workers = 8
 	var wg sync.WaitGroup
-	var next atomic.Int64
-	for range workers {
-		wg.Go(func() {
-			for i := next.Add(1) - 1; i < int64(len(ids)); i = next.Add(1) - 1 {
-				check(ids[i])
-			}
-		})
+	slots := make(chan struct{}, 8)
+	for _, id := range ids {
+		slots <- struct{}{}
+		wg.Go(func() { check(id); <-slots })
 	}
 	wg.Wait()
 }

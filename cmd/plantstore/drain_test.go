@@ -2,10 +2,8 @@ package main
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -19,9 +17,7 @@ import (
 // back.
 type drainedCreate struct {
 	sent, done time.Time
-	status     int
-	closed     bool // the answer asked to close the connection
-	err        error
+	answer
 }
 
 // kind sorts a failed drainedCreate: refused (no connection), reset, or cut
@@ -54,83 +50,51 @@ func TestSIGTERMDelayAnswersEveryRequestThenRefuses(t *testing.T) {
 				"PLANTSTORE_SHUTDOWN_TIMEOUT": "5s",
 			})
 			c := newCreator(t, p, 8)
-			client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
-				MaxIdleConnsPerHost: 8, DisableKeepAlives: !keepAlive, DisableCompression: true,
-			}}
-			defer client.CloseIdleConnections()
+			c.client.Timeout = 10 * time.Second
+			c.client.Transport = &http.Transport{MaxIdleConnsPerHost: 8, DisableKeepAlives: !keepAlive, DisableCompression: true}
 
 			var (
 				mu        sync.Mutex
 				exchanges []drainedCreate
 				next      atomic.Int64
-				stop      = make(chan struct{})
+				acked     atomic.Int64 // creates answered 200
+				lastSent  atomic.Int64 // a client stops once it has sent after this (Unix ns)
 				wg        sync.WaitGroup
 			)
 			for range 8 {
 				wg.Go(func() {
 					for {
-						select {
-						case <-stop:
-							return
-						default:
-						}
-						id := next.Add(1)
-						req, _ := http.NewRequest(http.MethodPost, p.api+"/plants", strings.NewReader(plantFor(id)))
-						req.Header.Set("Authorization", "Bearer "+c.token)
-						req.Header.Set("Content-Type", "application/json")
 						e := drainedCreate{sent: time.Now()}
-						resp, err := client.Do(req)
-						if err == nil {
-							_, err = io.Copy(io.Discard, resp.Body)
-							_ = resp.Body.Close()
-							e.status, e.closed = resp.StatusCode, resp.Close
-						}
-						e.err, e.done = err, time.Now()
+						e.answer = c.post(plantFor(next.Add(1)), "")
+						e.done = time.Now()
 						mu.Lock()
 						exchanges = append(exchanges, e)
 						mu.Unlock()
-						if err != nil {
+						if last := lastSent.Load(); last != 0 && e.sent.UnixNano() > last {
+							return // this client has met the closed port
+						}
+						if e.err != nil {
 							time.Sleep(5 * time.Millisecond) // a refused client backs off a little
+						} else if e.status == http.StatusOK {
+							acked.Add(1)
 						}
 					}
 				})
 			}
-			// count is how many exchanges so far satisfy match.
-			count := func(match func(drainedCreate) bool) int {
-				mu.Lock()
-				defer mu.Unlock()
-				n := 0
-				for _, e := range exchanges {
-					if match(e) {
-						n++
-					}
-				}
-				return n
-			}
-			require.Eventually(t, func() bool {
-				return count(func(e drainedCreate) bool { return e.err == nil && e.status == http.StatusOK }) >= 100
-			}, 10*time.Second, 5*time.Millisecond, "the service acknowledges creates before SIGTERM")
+			require.Eventually(t, func() bool { return acked.Load() >= 100 }, 10*time.Second, 5*time.Millisecond,
+				"the service acknowledges creates before SIGTERM")
 			p.signal(t, syscall.SIGTERM)
 			signalled := p.signalled
 			// Readiness fails at once.
-			require.Eventually(t, func() bool {
-				resp, err := http.Get(p.admin + "/readyz")
-				if err != nil {
-					return false
-				}
-				_ = resp.Body.Close()
-				return resp.StatusCode == http.StatusServiceUnavailable
-			}, delay, 10*time.Millisecond, "readiness fails during the delay")
+			require.Eventually(t, func() bool { status, _ := p.adminGet("/readyz"); return status == http.StatusServiceUnavailable },
+				delay, 10*time.Millisecond, "readiness fails during the delay")
 			if took := time.Since(signalled); took > 500*time.Millisecond {
 				t.Errorf("readiness failed %s after SIGTERM", took)
 			}
 			p.waitExit(t, delay+10*time.Second)
 			closing := signalled.Add(delay) // about when the listener closes
 			// Every client meets the closed port.
-			require.Eventually(t, func() bool {
-				return count(func(e drainedCreate) bool { return e.sent.After(closing.Add(200 * time.Millisecond)) }) >= 8
-			}, 10*time.Second, 5*time.Millisecond, "clients send after the listener closed")
-			close(stop)
+			lastSent.Store(closing.Add(200 * time.Millisecond).UnixNano())
 			wg.Wait()
 
 			counts := map[string]int{}

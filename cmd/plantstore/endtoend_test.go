@@ -19,7 +19,7 @@ func TestEachStoreEndToEnd(t *testing.T) {
 		s.create(t, `{"id":5,"name":"Moss"}`).expectError(t, 409, "40901")
 		// A token signed by the key of the PEM file is verified as well.
 		s.do(t, "POST", "/plants", map[string]string{
-			"Authorization": "Bearer " + s.sign(t, jwt.SigningMethodEdDSA, s.pemKey, nil), "Content-Type": "application/json",
+			"Authorization": "Bearer " + s.keys.Sign(t, jwt.SigningMethodEdDSA, s.keys.Ed, nil), "Content-Type": "application/json",
 		}, []byte(`{"id":-7,"name":"Aloe"}`)).expect(t, 200, `{"name":"Aloe"}`)
 		s.do(t, "POST", "/plants", nil, nil).expectError(t, 401, "40101")
 

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/docs/openapitest"
+	"github.com/stretchr/testify/require"
 )
 
 // The HTTP settings reach the servers and the API: newServer applies every
@@ -31,21 +29,14 @@ func TestLimitSettingsReachTheServers(t *testing.T) {
 		"PLANTSTORE_MAX_BODY_BYTES":   "1024",
 	})
 	s.create(t, `{"id":1,"name":"`+strings.Repeat("a", 2000)+`"}`).expectError(t, 413, "41301")
-	conn, err := net.Dial("tcp", strings.TrimPrefix(s.api, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
-	if _, err := io.WriteString(conn, "GET /nope HTTP/1.1\r\nHost: x\r\nX-Big: "+strings.Repeat("a", 10<<10)+"\r\n\r\n"); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	req, err := http.NewRequest(http.MethodGet, s.api+"/nope", nil)
+	require.NoError(t, err)
+	req.Header.Set("X-Big", strings.Repeat("a", 10<<10))
+	resp, err := s.client.Do(req)
+	require.NoError(t, err)
 	body, _ := io.ReadAll(resp.Body)
-	openapitest.Load(t).CheckRefused(t, resp, body)
+	_ = resp.Body.Close()
+	s.contract.CheckRefused(t, resp, body)
 	if !strings.Contains(string(body), `"message":"headers: larger than the limit"`) {
 		t.Fatalf("got %d %q, want the header limit named", resp.StatusCode, body)
 	}

@@ -3,95 +3,66 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime/debug"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/KimMachineGun/automemlimit/memlimit"
 	"github.com/stretchr/testify/require"
+
+	"github.com/plantstore/plantstore/adapters/jwtauth/jwttest"
 )
 
 // The process tests run the real binary as an operator does: configured by
 // its environment, stopped by signals, restarted on the same database. The
 // binary is built once per test run, by the first test that needs it.
 
-// serviceBinary is the binary the process tests run.
-var serviceBinary struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}
+// binaryDir holds the binary the process tests built, if any.
+var binaryDir string
 
 // TestMain removes the binary the process tests built, once every test has
 // run; a package whose tests start no process builds nothing.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if serviceBinary.dir != "" {
-		_ = os.RemoveAll(serviceBinary.dir)
+	if binaryDir != "" {
+		_ = os.RemoveAll(binaryDir)
 	}
 	os.Exit(code)
 }
 
-// buildBinary builds this command, with the race detector when the tests
-// themselves run with it, so that a race in a signal path is caught too.
+// serviceBinary builds this command, once, with the race detector when the
+// tests themselves run with it, so that a race in a signal path is caught too.
+var serviceBinary = sync.OnceValues(func() (string, error) {
+	var err error
+	if binaryDir, err = os.MkdirTemp("", "plantstore-process-test-"); err != nil {
+		return "", err
+	}
+	path := filepath.Join(binaryDir, "plantstore")
+	args := []string{"build", "-o", path}
+	if bi, ok := debug.ReadBuildInfo(); ok && slices.Contains(bi.Settings, debug.BuildSetting{Key: "-race", Value: "true"}) {
+		args = append(args, "-race")
+	}
+	if out, err := exec.Command("go", append(args, ".")...).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build (the go command is needed to build the service): %v\n%s", err, out)
+	}
+	return path, nil
+})
+
+// buildBinary is the path of the binary the process tests run.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	serviceBinary.once.Do(func() {
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			serviceBinary.err = fmt.Errorf("the go command is needed to build the service: %w", err)
-			return
-		}
-		if serviceBinary.dir, err = os.MkdirTemp("", "plantstore-process-test-"); err != nil {
-			serviceBinary.err = err
-			return
-		}
-		path := filepath.Join(serviceBinary.dir, "plantstore")
-		args := []string{"build", "-o", path}
-		if raceEnabled() {
-			args = append(args, "-race")
-		}
-		cmd := exec.Command(goTool, append(args, ".")...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			serviceBinary.err = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		serviceBinary.path = path
-	})
-	if serviceBinary.err != nil {
-		t.Fatal(serviceBinary.err)
-	}
-	return serviceBinary.path
+	path, err := serviceBinary()
+	require.NoError(t, err)
+	return path
 }
-
-// raceEnabled reports whether this test binary was built with -race.
-func raceEnabled() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
-}
-
-// processSecret is the HS256 secret every started process verifies tokens
-// with, so that a token stays good across a restart.
-var processSecret = []byte("a-process-test-secret-that-is-long-enough-for-hs256")
 
 // process is one running plantstore binary.
 type process struct {
@@ -103,15 +74,16 @@ type process struct {
 	signalled      time.Time        // when the last signal was sent
 }
 
-// launch starts `plantstore serve` with the given settings on top of an
-// HS256 secret and listeners on free loopback ports. It does not wait for
-// the service to be ready. The process is killed when the test ends, if it
-// is still running.
+// launch starts `plantstore serve` with the given settings on top of
+// jwttest's HS256 secret (the same for every process, so that a token stays
+// good across a restart) and listeners on free loopback ports. It does not
+// wait for the service to be ready. The process is killed when the test
+// ends, if it is still running.
 func launch(t *testing.T, env map[string]string) *process {
 	t.Helper()
 	bin := buildBinary(t)
 	secretFile := filepath.Join(t.TempDir(), "jwt-secret")
-	write(t, secretFile, append(processSecret, '\n'))
+	write(t, secretFile, append(jwttest.New(t).Secret, '\n'))
 
 	vars := map[string]string{
 		"PLANTSTORE_ADDR":            "127.0.0.1:0",
@@ -119,9 +91,7 @@ func launch(t *testing.T, env map[string]string) *process {
 		"PLANTSTORE_JWT_SECRET_FILE": secretFile,
 		"PLANTSTORE_LOG_LEVEL":       "info",
 	}
-	for k, v := range env {
-		vars[k] = v
-	}
+	maps.Copy(vars, env)
 	cmd := exec.Command(bin, "serve")
 	for _, kv := range os.Environ() {
 		// Settings come from the test alone, not from the shell running it.
@@ -164,43 +134,47 @@ func launch(t *testing.T, env map[string]string) *process {
 func startProcess(t *testing.T, databaseURL string, env map[string]string) *process {
 	t.Helper()
 	vars := map[string]string{"PLANTSTORE_DATABASE_URL": databaseURL}
-	for k, v := range env {
-		vars[k] = v
-	}
+	maps.Copy(vars, env)
 	p := launch(t, vars)
 	p.await(t, "to listen", func() bool {
 		p.readListeners()
 		return p.api != "" && p.admin != ""
 	})
-	client := newLoadClient(1)
-	defer client.CloseIdleConnections()
-	p.await(t, "to be ready", func() bool {
-		resp, err := client.Get(p.admin + "/readyz")
-		if err != nil {
-			return false
-		}
-		_ = resp.Body.Close()
-		return resp.StatusCode == 200
-	})
+	p.await(t, "to be ready", func() bool { status, _ := p.adminGet("/readyz"); return status == http.StatusOK })
 	return p
+}
+
+// adminClient asks the admin listeners of the processes, on a connection
+// per request, so that no connection outlives a process.
+var adminClient = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+
+// adminGet fetches path from the admin listener; status 0 is no answer.
+func (p *process) adminGet(path string) (status int, body string) {
+	req, err := http.NewRequest(http.MethodGet, p.admin+path, nil)
+	if a := exchange(nil, adminClient, nil, req); err == nil && a.err == nil {
+		return a.status, a.body
+	}
+	return 0, ""
 }
 
 // await waits for a starting process to come to a state, and fails the test
 // at once if the process exits first.
 func (p *process) await(t *testing.T, what string, state func() bool) {
 	t.Helper()
-	exited := func() bool {
-		select {
-		case <-p.exited:
-			return true
-		default:
-			return false
-		}
-	}
-	require.Eventually(t, func() bool { return exited() || state() }, time.Minute, 20*time.Millisecond,
+	require.Eventually(t, func() bool { return p.hasExited() || state() }, time.Minute, 20*time.Millisecond,
 		"the service did not come %s (its output follows)", what)
-	if exited() {
+	if p.hasExited() {
 		t.Fatalf("the service exited (%v) before it came %s (its output follows)", p.state, what)
+	}
+}
+
+// hasExited reports whether the process has exited.
+func (p *process) hasExited() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -270,41 +244,4 @@ func (p *process) output() string {
 		b.WriteString(line)
 	}
 	return fmt.Sprintf("--- stdout (%d access log lines left out)\n%s--- stderr\n%s", requests, b.String(), p.stderr.String())
-}
-
-// TestGarbageCollectionTarget shows the service's own GOGC and soft memory
-// limit defaults, and that GOGC and GOMEMLIMIT in the environment win over
-// them, as the runtime reports them.
-func TestGarbageCollectionTarget(t *testing.T) {
-	// 3/4 of the container's memory limit, or of 64 MiB without one.
-	memory := uint64(64 << 20)
-	if limit, err := memlimit.FromCgroup(); err == nil {
-		memory = limit
-	}
-	byDefault := strconv.FormatFloat(float64(int64(0.75*float64(memory))), 'g', -1, 64)
-	for _, tt := range []struct {
-		env            map[string]string
-		gogc, memlimit string
-	}{
-		{nil, "400", byDefault},
-		{map[string]string{"GOGC": "150", "GOMEMLIMIT": "100MiB"}, "150", "1.048576e+08"},
-	} {
-		p := startProcess(t, "sqlite:"+filepath.Join(t.TempDir(), "plants.db"), tt.env)
-		resp, err := http.Get(p.admin + "/metrics")
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		_ = resp.Body.Close()
-		for metric, want := range map[string]string{"go_gc_gogc_percent": tt.gogc, "go_gc_gomemlimit_bytes": tt.memlimit} {
-			if !regexp.MustCompile(`(?m)^` + metric + ` ` + regexp.QuoteMeta(want) + `$`).Match(b) {
-				t.Errorf("with %v: want %s %s in /metrics; got %q", tt.env, metric, want, regexp.MustCompile(`(?m)^`+metric+` .*$`).Find(b))
-			}
-		}
-		if !strings.Contains(p.stdout.String(), `"gogc":"`+tt.gogc+`"`) {
-			t.Errorf("with %v: the start-up line does not say gogc %s", tt.env, tt.gogc)
-		}
-		p.signal(t, os.Interrupt)
-		p.waitExit(t, 20*time.Second)
-	}
 }

@@ -3,11 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"crypto/x509"
 	"encoding/pem"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,17 +16,18 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/stretchr/testify/require"
 	"go.uber.org/fx"
 
+	"github.com/plantstore/plantstore/adapters/jwtauth/jwttest"
 	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
 	"github.com/plantstore/plantstore/docs/openapitest"
 )
 
 // service is one running, fully wired plantstore for a test.
 type service struct {
-	api, admin string // base URLs
-	secret     []byte
-	pemKey     ed25519.PrivateKey // signs what the configured PEM file verifies
+	api, admin string        // base URLs
+	keys       *jwttest.Keys // its HS256 secret and Ed25519 key (Ed) are configured
 	logs       *syncBuffer
 	contract   *openapitest.Contract
 	client     *http.Client
@@ -67,19 +67,14 @@ func forEachStore(t *testing.T, test func(t *testing.T, databaseURL string)) {
 	}
 }
 
-// startService starts the whole wired app with an HS256 secret and an
+// startService starts the whole wired app with jwttest's HS256 secret and
 // Ed25519 public key configured, plus the given settings and fx options.
 func startService(t *testing.T, databaseURL string, env map[string]string, opts ...fx.Option) *service {
 	t.Helper()
 	dir := t.TempDir()
-	s := &service{secret: []byte("a-test-secret-that-is-long-enough-for-hs256"), logs: &syncBuffer{}, contract: openapitest.Load(t)}
-	pub, key, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.pemKey = key
-	der, _ := x509.MarshalPKIXPublicKey(pub)
-	write(t, filepath.Join(dir, "secret"), append(s.secret, '\n'))
+	s := &service{keys: jwttest.New(t), logs: &syncBuffer{}, contract: openapitest.Load(t)}
+	der, _ := x509.MarshalPKIXPublicKey(s.keys.Ed.Public())
+	write(t, filepath.Join(dir, "secret"), append(s.keys.Secret, '\n'))
 	write(t, filepath.Join(dir, "keys.pem"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
 
 	vars := map[string]string{
@@ -90,11 +85,8 @@ func startService(t *testing.T, databaseURL string, env map[string]string, opts 
 		"PLANTSTORE_JWT_PUBLIC_KEY_FILE": filepath.Join(dir, "keys.pem"),
 		"PLANTSTORE_LOG_LEVEL":           "info",
 	}
-	for k, v := range env {
-		vars[k] = v
-	}
-	getenv := func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
-	cfg, err := loadConfig("serve", nil, getenv, io.Discard)
+	maps.Copy(vars, env)
+	cfg, err := loadConfig("serve", nil, envOf(vars), io.Discard)
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
@@ -123,72 +115,34 @@ func startService(t *testing.T, databaseURL string, env map[string]string, opts 
 
 func write(t *testing.T, path string, b []byte) {
 	t.Helper()
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, b, 0o600))
 }
 
-// token signs claims with the service's HS256 secret; exp defaults to an
-// hour from now and scope to plants:read plants:write.
+// token is jwttest's token for claims, which the service verifies.
 func (s *service) token(t *testing.T, claims jwt.MapClaims) string {
 	t.Helper()
-	return s.sign(t, jwt.SigningMethodHS256, s.secret, claims)
+	return s.keys.Token(t, claims)
 }
 
-func (s *service) sign(t *testing.T, m jwt.SigningMethod, key any, claims jwt.MapClaims) string {
-	t.Helper()
-	c := jwt.MapClaims{"sub": "alice", "scope": "plants:read plants:write", "exp": time.Now().Add(time.Hour).Unix()}
-	for k, v := range claims {
-		if v == nil {
-			delete(c, k)
-		} else {
-			c[k] = v
-		}
-	}
-	tok, err := jwt.NewWithClaims(m, c).SignedString(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
-}
-
-// response is what a test sees of one exchange.
-type response struct {
-	status int
-	header http.Header
-	body   string
-}
+// response is what a test of the wired service sees of one exchange.
+type response = answer
 
 // do sends a request and checks the response against the OpenAPI document.
 func (s *service) do(t *testing.T, method, path string, header map[string]string, body []byte) response {
 	t.Helper()
 	req, err := http.NewRequest(method, s.api+path, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.contract.Check(t, req, resp, b)
-	return response{status: resp.StatusCode, header: resp.Header, body: string(b)}
+	return answered(t, exchange(t, s.client, s.contract, req))
 }
 
 // create posts body to /plants with a valid token.
 func (s *service) create(t *testing.T, body string) response {
 	t.Helper()
-	return s.do(t, http.MethodPost, "/plants", map[string]string{
-		"Authorization": "Bearer " + s.token(t, nil),
-		"Content-Type":  "application/json",
-	}, []byte(body))
+	header := map[string]string{"Authorization": "Bearer " + s.token(t, nil), "Content-Type": "application/json"}
+	return s.do(t, http.MethodPost, "/plants", header, []byte(body))
 }
 
 // call sends method to path with a valid token and no body.
@@ -199,13 +153,18 @@ func (s *service) call(t *testing.T, method, path string) response {
 
 func (s *service) adminGet(t *testing.T, path string) response {
 	t.Helper()
-	resp, err := s.client.Get(s.admin + path)
-	if err != nil {
-		t.Fatal(err)
+	req, err := http.NewRequest(http.MethodGet, s.admin+path, nil)
+	require.NoError(t, err)
+	return answered(t, exchange(t, s.client, nil, req))
+}
+
+// answered fails the test if a is no complete answer.
+func answered(t *testing.T, a answer) response {
+	t.Helper()
+	if a.err != nil {
+		t.Fatal(a.err)
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return response{status: resp.StatusCode, header: resp.Header, body: string(b)}
+	return a
 }
 
 func (r response) expect(t *testing.T, status int, body string) {

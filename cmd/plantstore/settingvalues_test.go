@@ -20,13 +20,7 @@ func TestScopeSettingsAreOneScopeOrEmpty(t *testing.T) {
 			"plants:read\t":             false,
 			"pl\u00e4nts":               false,
 		} {
-			env := func(name string) (string, bool) {
-				if name == variable {
-					return value, true
-				}
-				return "", false
-			}
-			c, err := loadConfig("serve", nil, env, io.Discard)
+			c, err := loadConfig("serve", nil, envOf(map[string]string{variable: value}), io.Discard)
 			switch {
 			case ok && err != nil:
 				t.Errorf("%s=%q: %v", variable, value, err)

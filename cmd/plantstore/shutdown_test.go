@@ -1,15 +1,9 @@
 package main
 
 import (
-	"bufio"
-	"fmt"
 	"io"
-	"maps"
-	"net"
 	"net/http"
-	"net/url"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -17,116 +11,43 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// shutdownGrace is the grace period the shutdown tests give the service.
-const shutdownGrace = 10 * time.Second
-
-// On SIGTERM the service stops taking connections, lets the requests it has
-// accepted finish, closes the store and exits 0 within its grace period.
-// During the drain no accepted request fails: every answer is the plant or a
-// 503 the client may retry, and every acknowledged plant is in the store.
-func TestSIGTERMDrainsAcceptedCreates(t *testing.T) {
-	forEachStore(t, func(t *testing.T, databaseURL string) {
-		env := map[string]string{"PLANTSTORE_SHUTDOWN_TIMEOUT": shutdownGrace.String()}
-		maps.Copy(env, heldCreates)
-		p := startProcess(t, databaseURL, env)
-		report := load{
-			workers:        8,
-			budget:         5000,
-			interruptAfter: 300,
-			interrupt:      func() { p.signal(t, syscall.SIGTERM) },
-		}.run(t, newCreator(t, p, 8))
-		if report.ackedAfter == 0 {
-			// Creates are held inside the service for a while, so some
-			// were accepted when the signal came: they must have finished.
-			t.Errorf("no create in flight at SIGTERM was answered 200")
-		}
-		state := p.waitExit(t, shutdownGrace)
-		if code := state.ExitCode(); code != 0 {
-			t.Fatalf("the service exited with %v, want status 0", state)
-		}
-		report.checkAnswersArrived(t, p)
-		if len(report.truncated) > 0 {
-			t.Errorf("creates %v were answered but their answers were cut short", report.truncated)
-		}
-		if !strings.Contains(p.stdout.String(), `"msg":"stopped"`) {
-			t.Errorf("no \"stopped\" log line after SIGTERM")
-		}
-		if e := p.stderr.String(); e != "" {
-			t.Errorf("a graceful stop wrote to stderr: %s", e)
-		}
-
-		again := startProcess(t, databaseURL, env)
-		c := newCreator(t, again, 8)
-		checkAcknowledged(t, c, report.acked)
-		checkRetries(t, c, append(report.refused, report.unanswered...))
-	})
-}
-
 // While the API drains, the admin listener still answers: readiness says
 // 503 and metrics can be scraped until the last API request is answered.
 func TestTheAdminListenerAnswersWhileTheAPIDrains(t *testing.T) {
 	p := startProcess(t, "sqlite:"+filepath.Join(t.TempDir(), "plants.db"),
 		map[string]string{"PLANTSTORE_SHUTDOWN_TIMEOUT": shutdownGrace.String()})
 	c := newCreator(t, p, 1)
-	u, err := url.Parse(p.api)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// A create whose body is still on its way holds the API's drain open.
-	// The 100 Continue says the handler has begun to read it.
-	conn, err := net.Dial("tcp", u.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
-	body := `{"id": 1, "name": "Fern"}`
-	if _, err := fmt.Fprintf(conn, "POST /plants HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"+
-		"Content-Type: application/json\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n", u.Host, c.token, len(body)); err != nil {
-		t.Fatal(err)
-	}
-	answers := bufio.NewReader(conn)
-	if line, err := answers.ReadString('\n'); err != nil || !strings.HasPrefix(line, "HTTP/1.1 100 ") {
-		t.Fatalf("want 100 Continue, got %q, %v", line, err)
-	}
-	if blank, err := answers.ReadString('\n'); err != nil || blank != "\r\n" {
-		t.Fatalf("the 100 Continue ends with %q, %v", blank, err)
-	}
+	// The client sends the body only after the 100 Continue, which says the
+	// handler has begun to read it.
+	const fern = `{"id":1,"name":"Fern"}`
+	body, sender := io.Pipe()
+	req, err := http.NewRequest(http.MethodPost, p.api+"/plants", body)
+	require.NoError(t, err)
+	req.ContentLength = int64(len(fern))
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Expect", "100-continue")
+	c.client.Transport = &http.Transport{ExpectContinueTimeout: time.Minute}
+	created := make(chan answer, 1)
+	go func() { created <- exchange(t, c.client, c.contract, req) }()
+	// The write returns once the client reads the body: after the 100 Continue.
+	_, err = io.WriteString(sender, fern[:1])
+	require.NoError(t, err)
+
 	p.signal(t, syscall.SIGTERM)
-	admin := newLoadClient(1)
-	defer admin.CloseIdleConnections()
-	require.Eventually(t, func() bool {
-		resp, err := admin.Get(p.admin + "/readyz")
-		if err != nil {
-			return false
-		}
-		_ = resp.Body.Close()
-		return resp.StatusCode == http.StatusServiceUnavailable
-	}, 5*time.Second, 20*time.Millisecond, "readiness answers 503 while the API drains")
-	resp, err := admin.Get(p.admin + "/metrics")
-	if err != nil {
-		t.Fatalf("metrics while the API drains: %v", err)
+	require.Eventually(t, func() bool { status, _ := p.adminGet("/readyz"); return status == http.StatusServiceUnavailable },
+		5*time.Second, 20*time.Millisecond, "readiness answers 503 while the API drains")
+	if status, _ := p.adminGet("/metrics"); status != http.StatusOK {
+		t.Fatalf("metrics while the API drains: %d", status)
 	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	_ = resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("metrics while the API drains: %d", resp.StatusCode)
-	}
-	select {
-	case <-p.exited:
+	if p.hasExited() {
 		t.Fatal("the service exited with a request in flight")
-	default:
 	}
-	if _, err := io.WriteString(conn, body); err != nil {
-		t.Fatal(err)
-	}
-	created, err := http.ReadResponse(answers, nil)
-	if err != nil {
-		t.Fatalf("the create in flight at SIGTERM got no answer: %v", err)
-	}
-	_ = created.Body.Close()
-	if created.StatusCode != http.StatusOK {
-		t.Fatalf("the create in flight at SIGTERM: %d", created.StatusCode)
+	_, _ = io.WriteString(sender, fern[1:])
+	_ = sender.Close()
+	if a := <-created; a.err != nil || a.status != http.StatusOK {
+		t.Fatalf("the create in flight at SIGTERM: %v", a)
 	}
 	if state := p.waitExit(t, shutdownGrace); state.ExitCode() != 0 {
 		t.Fatalf("exit %v", state)
