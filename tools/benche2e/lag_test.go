@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
@@ -52,7 +53,7 @@ func TestWatchGaugeKeepsTheHighestValue(t *testing.T) {
 	}))
 	defer srv.Close()
 	stop := watchGauge(context.Background(), srv.URL, pendingGauge)
-	time.Sleep(1200 * time.Millisecond)
+	require.Eventually(t, func() bool { return n.Load() >= 2 }, 10*time.Second, 10*time.Millisecond, "the watcher scrapes again")
 	if v, err := stop(); v != 40 || err != nil || n.Load() < 2 {
 		t.Errorf("highest %v, %v after %d scrapes; want 40 of two scrapes", v, err, n.Load())
 	}
