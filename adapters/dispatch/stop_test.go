@@ -127,18 +127,18 @@ func TestAWorkerNeverStartedStopsAtOnce(t *testing.T) {
 	})
 }
 
-// A store that keeps no events (no receiver is configured) gives the
-// worker nothing to do: it starts and stops without sending.
-func TestAStoreWithoutReceiversGivesTheWorkerNothingToDo(t *testing.T) {
+// A worker with no receiver configured sends nothing, even with events of
+// an earlier configuration left in the outbox, and stops at once.
+func TestAWorkerWithoutReceiversSendsNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		store := memory.New()
-		r := &receiver{}
-		w := start(t, store, r, &counts{}, fast)
+		store := memory.New("http://a.example/hook")
 		createPlants(t, store, 3)
+		r := &receiver{}
+		w := start(t, onlyReceivers{Store: store}, r, &counts{}, fast)
 		advance(time.Hour)
 		w.Stop(context.Background())
-		if r.most.Load() != 0 {
-			t.Fatal("an attempt without receivers")
+		if r.most.Load() != 0 || pending(store, false) != 3 {
+			t.Fatalf("at most %d attempts at once, %d events pending; want none sent, 3 pending", r.most.Load(), pending(store, false))
 		}
 	})
 }

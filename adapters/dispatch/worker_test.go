@@ -14,6 +14,7 @@ import (
 	"github.com/plantstore/plantstore/adapters/dispatch"
 	"github.com/plantstore/plantstore/adapters/memory"
 	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/domain"
 )
 
 func TestEveryStoredPlantIsAnnouncedToEveryReceiverOnce(t *testing.T) {
@@ -24,6 +25,13 @@ func TestEveryStoredPlantIsAnnouncedToEveryReceiverOnce(t *testing.T) {
 		createPlants(t, store, 50)
 		// A replay and a conflict store nothing, so announce nothing.
 		createPlants(t, store, 1)
+		conflict, err := domain.ParseNewPlant(0, "Fern", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := application.NewCreatePlant(store, scopes).Create(context.Background(), writer, conflict); !errors.Is(err, domain.ErrConflict) {
+			t.Fatalf("a conflicting create: %v; want ErrConflict", err)
+		}
 		advance(time.Second)
 		if pending(store, false) != 0 || c.count("delivered") != 100 {
 			t.Fatalf("%d pending, outcomes %v; want 100 deliveries", pending(store, false), c.outcomes)

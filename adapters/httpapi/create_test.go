@@ -126,5 +126,12 @@ func TestConcurrentCreatesOfOneID(t *testing.T) {
 	if winner == "" {
 		t.Fatal("no create succeeded")
 	}
-	s.create(t, `{"id":77,"name":"A"}`)
+	// The winner stays: its replay is acknowledged again, the other refused.
+	if winner == `{"name":"A"}` {
+		s.create(t, `{"id":77,"name":"A"}`).expect(t, 200, winner)
+		s.create(t, `{"id":77,"name":"B"}`).expectError(t, 409, "40901")
+	} else {
+		s.create(t, `{"id":77,"name":"B"}`).expect(t, 200, winner)
+		s.create(t, `{"id":77,"name":"A"}`).expectError(t, 409, "40901")
+	}
 }

@@ -38,7 +38,7 @@ func benchmarkSend(b *testing.B, url string) {
 }
 
 // BenchmarkSendParallel is BenchmarkSend/httptest from as many goroutines
-// as GOMAXPROCS, as the dispatcher's workers would send.
+// as GOMAXPROCS, as the delivery worker would send.
 func BenchmarkSendParallel(b *testing.B) {
 	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusNoContent)

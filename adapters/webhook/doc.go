@@ -1,7 +1,8 @@
 // Package webhook is the outbound HTTP adapter of the new-plant webhook: it
 // signs and posts one event to one receiver per call, and implements
-// application.EventSender. Retries, back-off, claims and the age limit are the
-// dispatcher's; this package makes one attempt and says how it went.
+// application.EventSender. Retries, back-off, claims and the age limit belong
+// to the delivery worker (adapters/dispatch) and application.RetryPolicy;
+// this package makes one attempt and says how it went.
 //
 // Messages follow the Standard Webhooks specification
 // (https://www.standardwebhooks.com), so that its reference libraries verify

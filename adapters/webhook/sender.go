@@ -37,10 +37,10 @@ type Config struct {
 	// and headers. Zero means DefaultTimeout.
 	Timeout time.Duration
 	// MaxIdleConnsPerHost is how many idle connections are kept per
-	// receiver: at least the dispatcher's concurrency, so that busy
+	// receiver: at least the worker's concurrency, so that busy
 	// receivers keep their connections. Zero means DefaultMaxIdleConnsPerHost.
 	MaxIdleConnsPerHost int
-	// Logger gets one debug line per attempt; failures are the dispatcher's
+	// Logger gets one debug line per attempt; failures are the worker's
 	// to log. Nil logs nothing.
 	Logger *slog.Logger
 	// Transport replaces the Sender's own transport, for tests. The
@@ -112,7 +112,7 @@ func newTransport(timeout time.Duration, perHost int) *http.Transport {
 }
 
 // CloseIdleConnections closes the connections kept for later attempts; call
-// it when the dispatcher stops.
+// it when the worker stops.
 func (s *Sender) CloseIdleConnections() {
 	if t, ok := s.transport.(interface{ CloseIdleConnections() }); ok {
 		t.CloseIdleConnections()

@@ -82,8 +82,7 @@ type process struct {
 func launch(t *testing.T, env map[string]string) *process {
 	t.Helper()
 	bin := buildBinary(t)
-	secretFile := filepath.Join(t.TempDir(), "jwt-secret")
-	write(t, secretFile, append(jwttest.New(t).Secret, '\n'))
+	secretFile, _ := jwttest.New(t).Files(t)
 
 	vars := map[string]string{
 		"PLANTSTORE_ADDR":            "127.0.0.1:0",

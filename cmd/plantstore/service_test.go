@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/x509"
-	"encoding/pem"
 	"io"
 	"maps"
 	"net/http"
@@ -67,22 +65,19 @@ func forEachStore(t *testing.T, test func(t *testing.T, databaseURL string)) {
 	}
 }
 
-// startService starts the whole wired app with jwttest's HS256 secret and
-// Ed25519 public key configured, plus the given settings and fx options.
+// startService starts the whole wired app with jwttest's secret and public
+// keys configured, plus the given settings and fx options.
 func startService(t *testing.T, databaseURL string, env map[string]string, opts ...fx.Option) *service {
 	t.Helper()
-	dir := t.TempDir()
 	s := &service{keys: jwttest.New(t), logs: &syncBuffer{}, contract: openapitest.Load(t)}
-	der, _ := x509.MarshalPKIXPublicKey(s.keys.Ed.Public())
-	write(t, filepath.Join(dir, "secret"), append(s.keys.Secret, '\n'))
-	write(t, filepath.Join(dir, "keys.pem"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+	secretFile, publicKeyFile := s.keys.Files(t)
 
 	vars := map[string]string{
 		"PLANTSTORE_ADDR":                "127.0.0.1:0",
 		"PLANTSTORE_ADMIN_ADDR":          "127.0.0.1:0",
 		"PLANTSTORE_DATABASE_URL":        databaseURL,
-		"PLANTSTORE_JWT_SECRET_FILE":     filepath.Join(dir, "secret"),
-		"PLANTSTORE_JWT_PUBLIC_KEY_FILE": filepath.Join(dir, "keys.pem"),
+		"PLANTSTORE_JWT_SECRET_FILE":     secretFile,
+		"PLANTSTORE_JWT_PUBLIC_KEY_FILE": publicKeyFile,
 		"PLANTSTORE_LOG_LEVEL":           "info",
 	}
 	maps.Copy(vars, env)

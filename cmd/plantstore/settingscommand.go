@@ -19,8 +19,9 @@ func settingsCommand(args []string, getenv func(string) (string, bool), stdout i
 	if _, err := cfg.Webhook.enabled(); err != nil {
 		return err
 	}
-	for _, st := range s.Settings() {
-		fmt.Fprintf(stdout, "%s=%s\n", st.Env, st.Masked(st.Value()))
+	attrs := s.LogAttrs() // name, masked value, name, ...
+	for i := 0; i+1 < len(attrs); i += 2 {
+		fmt.Fprintf(stdout, "%s=%s\n", attrs[i], attrs[i+1])
 	}
 	return nil
 }

@@ -93,7 +93,7 @@ func (r *receiverURLs) UnmarshalText(b []byte) error {
 }
 
 // webhookModule announces new plants when receivers are configured: the
-// signing sender, and the dispatcher, which runs from start to stop.
+// signing sender, and the delivery worker (adapters/dispatch), which runs from start to stop.
 func webhookModule(c *config) fx.Option {
 	on, err := c.Webhook.enabled()
 	switch {
@@ -104,7 +104,7 @@ func webhookModule(c *config) fx.Option {
 	}
 	return fx.Module("webhook",
 		fx.Provide(fx.Private, newWebhookSender),
-		fx.Invoke(runDispatcher),
+		fx.Invoke(runWorker),
 	)
 }
 
@@ -116,11 +116,11 @@ func newWebhookSender(s *webhookSettings, log *slog.Logger) (*webhook.Sender, er
 	return webhook.NewSender(secret, webhook.Config{Timeout: s.Timeout, MaxIdleConnsPerHost: s.Concurrency, Logger: log})
 }
 
-// runDispatcher starts the delivery worker with the service and stops it
+// runWorker starts the delivery worker with the service and stops it
 // within the grace period, which the API's drain may have used part of:
 // attempts still running at its end are cut short and retried after the
 // next start.
-func runDispatcher(lc fx.Lifecycle, s *webhookSettings, grace *gracePeriod, source application.EventSource, stats webhook.OutboxStats,
+func runWorker(lc fx.Lifecycle, s *webhookSettings, grace *gracePeriod, source application.EventSource, stats webhook.OutboxStats,
 	sender *webhook.Sender, clients dispatch.Demand, reg prometheus.Registerer, log *slog.Logger) error {
 	metrics, err := webhook.NewMetrics(reg, stats)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"encoding/pem"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -66,9 +67,10 @@ func generate() *Keys {
 	return k
 }
 
-// Verifier is a real jwtauth verifier that trusts the secret and the
-// public halves of the RSA, ECDSA and Ed25519 keys, closed when t ends.
-func (k *Keys) Verifier(t testing.TB, opts ...jwtauth.Option) *jwtauth.Verifier {
+// Files writes the secret and the PEM public halves of the RSA, ECDSA and
+// Ed25519 keys into files of a temporary directory, as an operator would
+// configure them (PLANTSTORE_JWT_SECRET_FILE, PLANTSTORE_JWT_PUBLIC_KEY_FILE).
+func (k *Keys) Files(t testing.TB) (secretFile, publicKeyFile string) {
 	t.Helper()
 	dir := t.TempDir()
 	var pemBytes []byte
@@ -79,13 +81,22 @@ func (k *Keys) Verifier(t testing.TB, opts ...jwtauth.Option) *jwtauth.Verifier 
 		}
 		pemBytes = append(pemBytes, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})...)
 	}
-	cfg := jwtauth.Config{SecretFile: filepath.Join(dir, "secret"), PublicKeyFile: filepath.Join(dir, "keys.pem")}
-	if err := os.WriteFile(cfg.SecretFile, append(k.Secret, '\n'), 0o600); err != nil {
+	secretFile, publicKeyFile = filepath.Join(dir, "secret"), filepath.Join(dir, "keys.pem")
+	if err := os.WriteFile(secretFile, slices.Concat(k.Secret, []byte("\n")), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(cfg.PublicKeyFile, pemBytes, 0o600); err != nil {
+	if err := os.WriteFile(publicKeyFile, pemBytes, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return secretFile, publicKeyFile
+}
+
+// Verifier is a real jwtauth verifier that trusts the secret and the
+// public halves of the RSA, ECDSA and Ed25519 keys, closed when t ends.
+func (k *Keys) Verifier(t testing.TB, opts ...jwtauth.Option) *jwtauth.Verifier {
+	t.Helper()
+	var cfg jwtauth.Config
+	cfg.SecretFile, cfg.PublicKeyFile = k.Files(t)
 	v, err := jwtauth.New(context.Background(), cfg, opts...)
 	if err != nil {
 		t.Fatal(err)

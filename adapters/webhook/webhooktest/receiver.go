@@ -1,8 +1,9 @@
 // Package webhooktest is a webhook receiver for tests: a real HTTP server
 // that verifies every delivery with the Standard Webhooks reference library
-// (independent of the service's own signer, so that a signing mistake on
-// both sides cannot hide), answers each attempt by a script, records the
-// verified deliveries, and waits for what a test expects to arrive.
+// (the way receivers verify them; that the library agrees with the
+// specification's own example is pinned in adapters/webhook's tests),
+// answers each attempt by a script, records the verified deliveries, and
+// waits for what a test expects to arrive.
 package webhooktest
 
 import (

@@ -22,15 +22,6 @@ type Setting struct {
 	given    string // the value as given, for the start-up line
 }
 
-// Parse checks value as the setting would take it, without keeping it.
-func (st *Setting) Parse(value string) error {
-	return st.parse(value)
-}
-
-// Value is the setting's value as given (its default, variable or flag),
-// unmasked.
-func (st *Setting) Value() string { return st.given }
-
 // set parses value into the field and remembers it.
 func (st *Setting) set(value string) error {
 	v := reflect.New(st.value.Type()).Elem()
@@ -40,10 +31,6 @@ func (st *Setting) set(value string) error {
 	st.value.Set(v)
 	st.given = value
 	return nil
-}
-
-func (st *Setting) parse(value string) error {
-	return parseInto(reflect.New(st.value.Type()).Elem(), value, st.check)
 }
 
 // Masked is value as the start-up line shows it: a URL's password, or a

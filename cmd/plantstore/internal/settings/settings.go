@@ -73,7 +73,7 @@ func (s *Set) bind(v reflect.Value) {
 		if _, dup := s.Lookup(st.Env); dup {
 			panic("settings: " + st.Env + " is bound twice")
 		}
-		if err := st.parse(st.Default); st.Default != "" && err != nil {
+		if err := parseInto(reflect.New(st.value.Type()).Elem(), st.Default, st.check); st.Default != "" && err != nil {
 			panic(fmt.Sprintf("settings: default of %s: %v", st.Env, err))
 		}
 		s.fields = append(s.fields, st)
