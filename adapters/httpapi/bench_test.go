@@ -102,7 +102,7 @@ func BenchmarkAppendJSONString(b *testing.B) {
 // plant's encoder costs a whole request; the token check is a stub.
 func BenchmarkAnswers(b *testing.B) {
 	store := seededStore(b)
-	api := newTestAPI(b, store, 0)
+	api := newUnverifiedAPI(b, store, 0)
 	for i := range 100 {
 		w := httptest.NewRecorder()
 		body := `{"id":` + strconv.Itoa(1000+i) + `,"name":"Plant number ` + strconv.Itoa(i) + `","tag":"tag"}`

@@ -4,11 +4,16 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore/adapters/jwtauth/jwttest"
 	"github.com/plantstore/plantstore/adapters/memory"
 	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/docs/openapitest"
 	"github.com/plantstore/plantstore/domain"
 )
 
@@ -43,16 +48,63 @@ func useCases(store *memory.Store, scopes application.Scopes) Deps {
 	}
 }
 
-// newTestAPI serves the real router and use cases over store, with a
-// verifier that accepts every token as a reader and writer.
+// newTestAPI is the real router and use cases over store, verifying tokens
+// for real (jwttest); bearer is a reader's and writer's token for it. Tests
+// that serve it without a listener check each answer with record.
 func newTestAPI(t testing.TB, store *memory.Store, maxBody int64) *API {
 	t.Helper()
+	return newAPIWith(t, store, maxBody, jwttest.New(t).Verifier(t))
+}
+
+// bearer is an Authorization header that newTestAPI accepts from a reader
+// and writer.
+func bearer(t testing.TB) string {
+	t.Helper()
+	return "Bearer " + jwttest.New(t).Scoped(t, everyScope.Read+" "+everyScope.Write)
+}
+
+// newUnverifiedAPI is newTestAPI with a verifier that accepts any token, for
+// the fuzz test and the benchmarks of encoding, which run a request millions
+// of times; BenchmarkRequestPath measures the real verification.
+func newUnverifiedAPI(t testing.TB, store *memory.Store, maxBody int64) *API {
+	t.Helper()
+	return newAPIWith(t, store, maxBody, staticVerifier{application.Principal{Subject: "test", Scopes: []string{everyScope.Read, everyScope.Write}}})
+}
+
+func newAPIWith(t testing.TB, store *memory.Store, maxBody int64, verifier application.TokenVerifier) *API {
+	t.Helper()
 	deps := useCases(store, everyScope)
-	deps.Verifier = staticVerifier{application.Principal{Subject: "test", Scopes: []string{everyScope.Read, everyScope.Write}}}
+	deps.Verifier = verifier
 	deps.Log = slog.New(slog.NewJSONHandler(io.Discard, nil))
 	api, err := New(Config{MaxBodyBytes: maxBody}, deps)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return api
+}
+
+// record serves r through a recorder and checks the answer against the
+// OpenAPI document.
+func record(t testing.TB, api *API, r *http.Request) *httptest.ResponseRecorder {
+	t.Helper()
+	w := httptest.NewRecorder()
+	api.ServeHTTP(w, r)
+	body := w.Body.Bytes()
+	if r.Method == http.MethodHead {
+		body = nil // net/http's server sends no body to HEAD; a recorder keeps it
+	}
+	contract(t).Check(t, r, w.Result(), body)
+	return w
+}
+
+var loaded struct {
+	once     sync.Once
+	contract *openapitest.Contract
+}
+
+// contract is the OpenAPI document, loaded once for the package's tests.
+func contract(t testing.TB) *openapitest.Contract {
+	t.Helper()
+	loaded.once.Do(func() { loaded.contract = openapitest.Load(t) })
+	return loaded.contract
 }

@@ -67,7 +67,7 @@ func TestHostileKeysAreEchoedSafely(t *testing.T) {
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			w := serve(api, "POST", "/plants", `{"id":2,"name":"a","`+tt.key+`":1}`)
+			w := serve(t, api, "POST", "/plants", `{"id":2,"name":"a","`+tt.key+`":1}`)
 			if code, msg := errorBody(t, w); w.Code != 400 || code != 40002 || msg != tt.want {
 				t.Fatalf("got %d %d %.100q, want 400 40002 %.100q", w.Code, code, msg, tt.want)
 			}
@@ -98,7 +98,7 @@ func TestBodyReadingStopsAtTheLimit(t *testing.T) {
 	endless := &endlessBody{}
 	r := httptest.NewRequest("POST", "/plants", endless)
 	r.ContentLength = -1
-	w := send(api, r)
+	w := sendJSON(t, api, r)
 	if code, _ := errorBody(t, w); w.Code != 413 || code != 41301 {
 		t.Fatalf("endless body: got %d %d, want 413 41301", w.Code, code)
 	}
@@ -113,7 +113,7 @@ func TestBodyReadingStopsAtTheLimit(t *testing.T) {
 	}{{exact, 200}, {exact + " ", 413}} {
 		r := httptest.NewRequest("POST", "/plants", strings.NewReader(tt.body))
 		r.ContentLength = -1
-		if w := send(api, r); w.Code != tt.status {
+		if w := sendJSON(t, api, r); w.Code != tt.status {
 			t.Fatalf("%d-byte body of unknown length: got %d %s, want %d", len(tt.body), w.Code, w.Body, tt.status)
 		}
 	}
@@ -134,7 +134,7 @@ func TestUnreadableBodyIsMalformed(t *testing.T) {
 	api := newTestAPI(t, seededStore(t), DefaultMaxBodyBytes)
 	r := httptest.NewRequest("POST", "/plants", &brokenBody{})
 	r.ContentLength = -1
-	w := send(api, r)
+	w := sendJSON(t, api, r)
 	if code, msg := errorBody(t, w); w.Code != 400 || code != 40001 || strings.Contains(msg, "chunked") {
 		t.Fatalf("got %d %d %q, want 400 40001 without the reader's error", w.Code, code, msg)
 	}
@@ -161,7 +161,7 @@ func TestUnknownMethodsAnswerByRoute(t *testing.T) {
 		{"POST", "/openapi.yaml", 405, "GET, HEAD"},
 	}
 	for _, tt := range tests {
-		w := serve(api, tt.method, tt.path, "")
+		w := serve(t, api, tt.method, tt.path, "")
 		code, _ := errorBody(t, w)
 		if w.Code != tt.status || int(code) != tt.status*100+1 || w.Header().Get("Allow") != tt.allow {
 			t.Errorf("%s %s: got %d %d Allow %q, want %d Allow %q", tt.method, tt.path, w.Code, code, w.Header().Get("Allow"), tt.status, tt.allow)
@@ -169,18 +169,16 @@ func TestUnknownMethodsAnswerByRoute(t *testing.T) {
 	}
 }
 
-func serve(api *API, method, path, body string) *httptest.ResponseRecorder {
+func serve(t *testing.T, api *API, method, path, body string) *httptest.ResponseRecorder {
 	r := httptest.NewRequest(method, path, strings.NewReader(body))
-	return send(api, r)
+	return sendJSON(t, api, r)
 }
 
-// send serves r as a writer with a JSON body would send it.
-func send(api *API, r *http.Request) *httptest.ResponseRecorder {
-	r.Header.Set("Authorization", "Bearer any")
+// sendJSON serves r as a writer with a JSON body would send it.
+func sendJSON(t *testing.T, api *API, r *http.Request) *httptest.ResponseRecorder {
+	r.Header.Set("Authorization", bearer(t))
 	r.Header.Set("Content-Type", "application/json")
-	w := httptest.NewRecorder()
-	api.ServeHTTP(w, r)
-	return w
+	return record(t, api, r)
 }
 
 // errorBody reads an Error body: exactly its two fields.
@@ -223,7 +221,7 @@ func TestAccessLineNamesThePathSafely(t *testing.T) {
 		var out bytes.Buffer
 		api := newTestAPI(t, seededStore(t), DefaultMaxBodyBytes)
 		api.deps.Log = slog.New(slog.NewJSONHandler(&out, nil))
-		api.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, target, nil))
+		record(t, api, httptest.NewRequest(http.MethodGet, target, nil))
 		var line struct{ Path string }
 		if err := json.Unmarshal(out.Bytes(), &line); err != nil || line.Path != want {
 			t.Errorf("GET %.40s: path %q in %s; want %q", target, line.Path, out.String(), want)

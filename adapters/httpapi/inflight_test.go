@@ -17,7 +17,7 @@ func TestInFlightCountsRequestsBeingServed(t *testing.T) {
 	api := newTestAPI(t, seededStore(t), DefaultMaxBodyBytes)
 	body, send := io.Pipe()
 	req := httptest.NewRequest(http.MethodPost, "/plants", body)
-	req.Header.Set("Authorization", "Bearer any")
+	req.Header.Set("Authorization", bearer(t))
 	req.Header.Set("Content-Type", "application/json")
 	w := httptest.NewRecorder()
 	done := make(chan struct{})
@@ -25,14 +25,14 @@ func TestInFlightCountsRequestsBeingServed(t *testing.T) {
 	// The request gives no sign of having begun but the count itself.
 	require.Eventually(t, func() bool { return api.InFlight() == 1 }, 5*time.Second, time.Millisecond,
 		"requests in flight while one reads its body; want 1")
-	refused := httptest.NewRecorder()
-	api.ServeHTTP(refused, httptest.NewRequest(http.MethodGet, "/plants/1", nil)) // no token: 401
+	refused := record(t, api, httptest.NewRequest(http.MethodGet, "/plants/1", nil)) // no token: 401
 	if refused.Code != http.StatusUnauthorized || api.InFlight() != 1 {
 		t.Fatalf("after a refusal (%d): %d in flight; want the one still reading", refused.Code, api.InFlight())
 	}
 	_, _ = io.WriteString(send, `{"id":2,"name":"Basil"}`)
 	_ = send.Close()
 	<-done
+	contract(t).Check(t, req, w.Result(), w.Body.Bytes())
 	if w.Code != http.StatusOK || api.InFlight() != 0 {
 		t.Fatalf("after the answer (%d %s): %d in flight; want 0", w.Code, w.Body, api.InFlight())
 	}

@@ -16,20 +16,19 @@ import (
 	"github.com/plantstore/plantstore/docs"
 )
 
-// fetchReference sends one request through the API.
-func fetchReference(api *API, method, target string, header map[string]string) *httptest.ResponseRecorder {
+// fetchReference sends one request through the API and checks the answer
+// against the document.
+func fetchReference(t *testing.T, api *API, method, target string, header map[string]string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(method, target, nil)
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	rec := httptest.NewRecorder()
-	api.ServeHTTP(rec, req)
-	return rec
+	return record(t, api, req)
 }
 
 func TestReferencePageLinksOnlyItsOwnFiles(t *testing.T) {
 	api := newTestAPI(t, seededStore(t), DefaultMaxBodyBytes)
-	rec := fetchReference(api, http.MethodGet, "/docs", nil)
+	rec := fetchReference(t, api, http.MethodGet, "/docs", nil)
 	if rec.Code != 200 || rec.Header().Get("Content-Type") != "text/html; charset=utf-8" {
 		t.Fatalf("GET /docs: %d %q", rec.Code, rec.Header().Get("Content-Type"))
 	}
@@ -99,7 +98,7 @@ func TestReferenceAssets(t *testing.T) {
 				{"gzip refused", "?v=" + version, "gzip;q=0, *", immutable, false},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
-					rec := fetchReference(api, http.MethodGet, "/docs/"+asset.name+tc.query, map[string]string{"Accept-Encoding": tc.acceptEncoding})
+					rec := fetchReference(t, api, http.MethodGet, "/docs/"+asset.name+tc.query, map[string]string{"Accept-Encoding": tc.acceptEncoding})
 					h := rec.Header()
 					if rec.Code != 200 || h.Get("Content-Type") != asset.contentType || h.Get("Cache-Control") != tc.cache ||
 						h.Get("Content-Security-Policy") != referenceCSP || h.Get("X-Request-ID") == "" {
@@ -137,19 +136,19 @@ func TestReferenceUnknownPathsAndMethods(t *testing.T) {
 	api := newTestAPI(t, seededStore(t), DefaultMaxBodyBytes)
 	for _, path := range []string{"/docs/", "/docs/nope.js", "/docs/swagger-ui.js", "/docs/oauth2-redirect.html",
 		"/docs/reference/index.html", "/docs/swagger-ui.css/x", "/docs/../docs/x", "/docs/swagger-ui.css.gz", "/docs.html"} {
-		rec := fetchReference(api, http.MethodGet, path, nil)
+		rec := fetchReference(t, api, http.MethodGet, path, nil)
 		if rec.Code != 404 || rec.Body.String() != `{"error":40401,"message":"no such route"}` || rec.Header().Get("X-Request-ID") == "" {
 			t.Errorf("GET %s: %d %s", path, rec.Code, rec.Body)
 		}
 	}
 	for _, path := range []string{"/docs", "/docs/reference.js", "/openapi.yaml"} {
-		get, head := fetchReference(api, http.MethodGet, path, nil), fetchReference(api, http.MethodHead, path, nil)
+		get, head := fetchReference(t, api, http.MethodGet, path, nil), fetchReference(t, api, http.MethodHead, path, nil)
 		if head.Code != 200 || head.Header().Get("Content-Type") != get.Header().Get("Content-Type") ||
 			head.Header().Get("Content-Length") != get.Header().Get("Content-Length") {
 			t.Errorf("HEAD %s: %d %v; want GET's headers %v", path, head.Code, head.Header(), get.Header())
 		}
 		for _, method := range []string{http.MethodPost, http.MethodDelete} {
-			rec := fetchReference(api, method, path, nil)
+			rec := fetchReference(t, api, method, path, nil)
 			if rec.Code != 405 || rec.Header().Get("Allow") != "GET, HEAD" || !strings.HasPrefix(rec.Body.String(), `{"error":40501,`) {
 				t.Errorf("%s %s: %d Allow %q %s", method, path, rec.Code, rec.Header().Get("Allow"), rec.Body)
 			}
