@@ -86,7 +86,7 @@ func TestSIGTERMDelayAnswersEveryRequestThenRefuses(t *testing.T) {
 			p.signal(t, syscall.SIGTERM)
 			signalled := p.signalled
 			// Readiness fails at once.
-			require.Eventually(t, func() bool { status, _ := p.adminGet("/readyz"); return status == http.StatusServiceUnavailable },
+			require.Eventually(t, func() bool { status, _ := adminGet(p.admin, "/readyz"); return status == http.StatusServiceUnavailable },
 				delay, 10*time.Millisecond, "readiness fails during the delay")
 			if took := time.Since(signalled); took > 500*time.Millisecond {
 				t.Errorf("readiness failed %s after SIGTERM", took)

@@ -30,7 +30,7 @@ func TestGarbageCollectionTarget(t *testing.T) {
 		{map[string]string{"GOGC": "150", "GOMEMLIMIT": "100MiB"}, "150", "1.048576e+08"},
 	} {
 		p := startProcess(t, "sqlite:"+filepath.Join(t.TempDir(), "plants.db"), tt.env)
-		_, metrics := p.adminGet("/metrics")
+		_, metrics := adminGet(p.admin, "/metrics")
 		for metric, want := range map[string]string{"go_gc_gogc_percent": tt.gogc, "go_gc_gomemlimit_bytes": tt.memlimit} {
 			if !regexp.MustCompile(`(?m)^` + metric + ` ` + regexp.QuoteMeta(want) + `$`).MatchString(metrics) {
 				t.Errorf("with %v: want %s %s in /metrics; got %q", tt.env, metric, want, regexp.MustCompile(`(?m)^`+metric+` .*$`).FindString(metrics))

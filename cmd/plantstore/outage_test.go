@@ -33,7 +33,7 @@ func TestPostgreSQLOutageAnswers503AndRecovers(t *testing.T) {
 	s.adminGet(t, "/readyz").expect(t, 503, "")
 
 	allowConnections(t, admin, name)
-	var refused []response
+	var refused []answer
 	require.Eventually(t, func() bool {
 		r := s.create(t, `{"id":2,"name":"During"}`)
 		if r.status != 200 {

@@ -139,18 +139,22 @@ func startProcess(t *testing.T, databaseURL string, env map[string]string) *proc
 		p.readListeners()
 		return p.api != "" && p.admin != ""
 	})
-	p.await(t, "to be ready", func() bool { status, _ := p.adminGet("/readyz"); return status == http.StatusOK })
+	p.await(t, "to be ready", func() bool { status, _ := adminGet(p.admin, "/readyz"); return status == http.StatusOK })
 	return p
 }
 
-// adminClient asks the admin listeners of the processes, on a connection
+// adminClient asks the admin listeners of the services, on a connection
 // per request, so that no connection outlives a process.
 var adminClient = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 
-// adminGet fetches path from the admin listener; status 0 is no answer.
-func (p *process) adminGet(path string) (status int, body string) {
-	req, err := http.NewRequest(http.MethodGet, p.admin+path, nil)
-	if a := exchange(nil, adminClient, nil, req); err == nil && a.err == nil {
+// adminGet fetches path from the admin listener at base; status 0 is no
+// answer.
+func adminGet(base, path string) (status int, body string) {
+	req, err := http.NewRequest(http.MethodGet, base+path, nil)
+	if err != nil {
+		return 0, ""
+	}
+	if a := exchange(nil, adminClient, nil, req); a.err == nil {
 		return a.status, a.body
 	}
 	return 0, ""

@@ -119,11 +119,8 @@ func (s *service) token(t *testing.T, claims jwt.MapClaims) string {
 	return s.keys.Token(t, claims)
 }
 
-// response is what a test of the wired service sees of one exchange.
-type response = answer
-
 // do sends a request and checks the response against the OpenAPI document.
-func (s *service) do(t *testing.T, method, path string, header map[string]string, body []byte) response {
+func (s *service) do(t *testing.T, method, path string, header map[string]string, body []byte) answer {
 	t.Helper()
 	req, err := http.NewRequest(method, s.api+path, bytes.NewReader(body))
 	require.NoError(t, err)
@@ -134,19 +131,19 @@ func (s *service) do(t *testing.T, method, path string, header map[string]string
 }
 
 // create posts body to /plants with a valid token.
-func (s *service) create(t *testing.T, body string) response {
+func (s *service) create(t *testing.T, body string) answer {
 	t.Helper()
 	header := map[string]string{"Authorization": "Bearer " + s.token(t, nil), "Content-Type": "application/json"}
 	return s.do(t, http.MethodPost, "/plants", header, []byte(body))
 }
 
 // call sends method to path with a valid token and no body.
-func (s *service) call(t *testing.T, method, path string) response {
+func (s *service) call(t *testing.T, method, path string) answer {
 	t.Helper()
 	return s.do(t, method, path, map[string]string{"Authorization": "Bearer " + s.token(t, nil)}, nil)
 }
 
-func (s *service) adminGet(t *testing.T, path string) response {
+func (s *service) adminGet(t *testing.T, path string) answer {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, s.admin+path, nil)
 	require.NoError(t, err)
@@ -154,7 +151,7 @@ func (s *service) adminGet(t *testing.T, path string) response {
 }
 
 // answered fails the test if a is no complete answer.
-func answered(t *testing.T, a answer) response {
+func answered(t *testing.T, a answer) answer {
 	t.Helper()
 	if a.err != nil {
 		t.Fatal(a.err)
@@ -162,7 +159,7 @@ func answered(t *testing.T, a answer) response {
 	return a
 }
 
-func (r response) expect(t *testing.T, status int, body string) {
+func (r answer) expect(t *testing.T, status int, body string) {
 	t.Helper()
 	if r.status != status || (body != "" && r.body != body) {
 		t.Fatalf("got %d %s, want %d %s", r.status, r.body, status, body)
@@ -170,7 +167,7 @@ func (r response) expect(t *testing.T, status int, body string) {
 }
 
 // expectError checks the status and the Error code.
-func (r response) expectError(t *testing.T, status int, code string) {
+func (r answer) expectError(t *testing.T, status int, code string) {
 	t.Helper()
 	if r.status != status || !strings.HasPrefix(r.body, `{"error":`+code+`,"message":"`) {
 		t.Fatalf("got %d %s, want %d with error %s", r.status, r.body, status, code)

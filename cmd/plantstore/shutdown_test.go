@@ -36,9 +36,9 @@ func TestTheAdminListenerAnswersWhileTheAPIDrains(t *testing.T) {
 	require.NoError(t, err)
 
 	p.signal(t, syscall.SIGTERM)
-	require.Eventually(t, func() bool { status, _ := p.adminGet("/readyz"); return status == http.StatusServiceUnavailable },
+	require.Eventually(t, func() bool { status, _ := adminGet(p.admin, "/readyz"); return status == http.StatusServiceUnavailable },
 		5*time.Second, 20*time.Millisecond, "readiness answers 503 while the API drains")
-	if status, _ := p.adminGet("/metrics"); status != http.StatusOK {
+	if status, _ := adminGet(p.admin, "/metrics"); status != http.StatusOK {
 		t.Fatalf("metrics while the API drains: %d", status)
 	}
 	if p.hasExited() {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"maps"
-	"net/http"
 	"runtime"
 	"strconv"
 	"strings"
@@ -98,13 +97,8 @@ func TestAHangingReceiverNeverAffectsClientsOrOtherReceivers(t *testing.T) {
 // scrape is the metrics at admin, the base URL of an admin listener, or ""
 // when they cannot be read: for conditions that are checked again.
 func scrape(admin string) string {
-	resp, err := http.Get(admin + "/metrics")
-	if err != nil {
-		return ""
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return string(b)
+	_, metrics := adminGet(admin, "/metrics")
+	return metrics
 }
 
 // One of the two webhook settings without the other stops start-up with one
