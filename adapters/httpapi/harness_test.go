@@ -14,6 +14,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
 
 	"github.com/plantstore/plantstore/adapters/jwtauth/jwttest"
 	"github.com/plantstore/plantstore/adapters/memory"
@@ -187,17 +188,21 @@ func (r response) expectError(t *testing.T, status int, code string) {
 	}
 }
 
-// accessLine is the access line of the request with the given id.
+// accessLine is the access line of the request with the given id. It is
+// written once the answer is sent, so the client may have the answer first.
 func (s *testServer) accessLine(t *testing.T, id string) string {
 	t.Helper()
-	logs := s.logs.String()
-	for l := range strings.SplitSeq(logs, "\n") {
-		if strings.Contains(l, `"request_id":"`+id+`"`) {
-			return l
+	find := func() string {
+		for l := range strings.SplitSeq(s.logs.String(), "\n") {
+			if strings.Contains(l, `"request_id":"`+id+`"`) {
+				return l
+			}
 		}
+		return ""
 	}
-	t.Fatalf("no access line with request id %s in:\n%s", id, logs)
-	return ""
+	require.Eventually(t, func() bool { return find() != "" }, 5*time.Second, time.Millisecond,
+		"no access line with request id %s in:\n%s", id, s.logs.String())
+	return find()
 }
 
 // expectHealthy checks that the API still stores plants and that nothing

@@ -5,8 +5,10 @@ import (
 	"maps"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/stretchr/testify/require"
 )
 
 // TestInjectionAttemptsAreStoredAsText sends names built to break SQL,
@@ -38,6 +40,8 @@ func TestInjectionAttemptsAreStoredAsText(t *testing.T) {
 	s.do(t, "POST", "/plants", map[string]string{
 		"Authorization": "Bearer " + s.token(t, jwt.MapClaims{"sub": forged}), "Content-Type": "application/json",
 	}, []byte(`{"id":2000,"name":"a"}`)).expect(t, 200, `{"name":"a"}`)
+	require.Eventually(t, func() bool { return strings.Contains(s.logs.String(), `"subject":"eve\n{`) },
+		5*time.Second, time.Millisecond, "the access line of the forged subject")
 	subjects := 0
 	for _, line := range strings.Split(strings.TrimSpace(s.logs.String()), "\n") {
 		var record map[string]any
