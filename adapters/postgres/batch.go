@@ -17,8 +17,8 @@ const maxAttempts = 3
 // flush stores one batch of writes. It is the batcher's flush function: it
 // answers every write, and a write whose row the database refuses fails
 // alone. Writes to one id take effect in batch order: the batch runs as
-// consecutive segments, each one statement and one commit, and a create and
-// a delete of the same id never share a segment.
+// consecutive segments, each one statement and one commit, and two writes
+// of one id share a segment only where their kind lets them share a row.
 func (s *Store) flush(ctx context.Context, batch []write) []result {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
@@ -38,26 +38,28 @@ func (s *Store) flush(ctx context.Context, batch []write) []result {
 	return out
 }
 
-// segments splits a batch, in order, into runs in which no id is both
-// created and deleted. Within a run creates and deletes touch different ids,
-// so their order does not matter and one statement can do them all; across
-// runs, order is kept by committing one run before the next starts. Runs are
-// cut only where an id changes from create to delete or back, which under
-// load is rare: most batches are one segment.
+// segments splits a batch, in order, into runs that one statement can apply
+// without reordering the writes of any id. A statement's parts all read one
+// snapshot, so none sees another's effect on a row: within a run an id is
+// written either once or only by writes of one kind that shares its row
+// (kind.shares), which answer as if applied one after the other. A run is
+// cut where an id comes again otherwise; order across runs is kept by
+// committing one run before the next starts. Under load cuts are rare: most
+// batches are one segment.
 func segments(batch []write) [][]int {
 	var (
 		segs  [][]int
 		cur   = make([]int, 0, len(batch))
-		kinds = make(map[domain.ID]bool, len(batch)) // id to "is a create"
+		kinds = make(map[domain.ID]*writeKind, len(batch)) // id to the kind that wrote it
 	)
 	for i, w := range batch {
 		id := w.plantID()
-		if create, seen := kinds[id]; seen && create != w.create {
+		if k, seen := kinds[id]; seen && (k != w.kind || !k.shares) {
 			segs = append(segs, cur)
 			cur = make([]int, 0, len(batch)-i)
 			clear(kinds)
 		}
-		kinds[id] = w.create
+		kinds[id] = w.kind
 		cur = append(cur, i)
 	}
 	return append(segs, cur)
@@ -65,9 +67,9 @@ func segments(batch []write) [][]int {
 
 // applySegment runs the writes batch[seg] and sets their answers in out.
 // One statement may not name an id twice, so each id is written once; the
-// later writes of the id answer as if they ran right after the first: a
-// create meets the plant the first one found or stored, a delete finds the
-// plant already gone.
+// later writes of the id (of a kind that shares rows) answer as if they ran
+// right after the first: a create meets the plant the first one found or
+// stored, a delete finds the plant already gone.
 func (s *Store) applySegment(ctx context.Context, batch []write, seg []int, out []result) {
 	unique := make([]write, 0, len(seg))
 	slot := make([]int, len(seg))

@@ -53,7 +53,7 @@ func TestRowRefusedByTheDatabaseFailsAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	batch := creates(record(t, 1, "Daisy", ""), record(t, 2, "Poison", ""), record(t, 3, "Lotus", ""), record(t, 2, "Poison", ""))
-	batch = append(batch, write{id: 9})
+	batch = append(batch, deleteWrite(9))
 
 	res := s.flush(context.Background(), batch)
 	if res[4].Err != nil || res[4].Value.deleted {
@@ -113,7 +113,7 @@ func TestRowCommittedDuringTheStatementIsReadBack(t *testing.T) {
 func creates(recs ...application.Record) []write {
 	ws := make([]write, len(recs))
 	for i, rec := range recs {
-		ws[i] = write{create: true, rec: rec}
+		ws[i] = createWrite(rec)
 	}
 	return ws
 }
@@ -125,8 +125,8 @@ func TestBatchKeepsTheOrderOfWritesToOneID(t *testing.T) {
 	ctx := context.Background()
 	sage, thyme := record(t, 7, "Sage", ""), record(t, 7, "Thyme", "herb")
 	res := s.flush(ctx, []write{
-		{create: true, rec: sage}, {id: 7}, {id: 7}, {create: true, rec: thyme}, {create: true, rec: sage},
-		{id: 8}, {create: true, rec: record(t, 8, "Mint", "")},
+		createWrite(sage), deleteWrite(7), deleteWrite(7), createWrite(thyme), createWrite(sage),
+		deleteWrite(8), createWrite(record(t, 8, "Mint", "")),
 	})
 	want := []outcome{
 		{plant: sage.Plant, inserted: true}, {deleted: true}, {}, {plant: thyme.Plant, inserted: true}, {plant: thyme.Plant},
@@ -144,8 +144,8 @@ func TestBatchKeepsTheOrderOfWritesToOneID(t *testing.T) {
 }
 
 func TestSegmentsCutOnlyWhereAnIDChangesKind(t *testing.T) {
-	c := func(id int64) write { return write{create: true, rec: application.Record{Plant: plantOf(t, id)}} }
-	d := func(id int64) write { return write{id: domain.ID(id)} }
+	c := func(id int64) write { return createWrite(application.Record{Plant: plantOf(t, id)}) }
+	d := func(id int64) write { return deleteWrite(domain.ID(id)) }
 	tests := []struct {
 		name  string
 		batch []write

@@ -27,7 +27,7 @@ func TestConcurrentBatchesSharingIDsDoNotDeadlock(t *testing.T) {
 	const n, middle = 200, 100
 	ascending := make([]write, 0, n)
 	for id := int64(1); id <= n; id++ {
-		ascending = append(ascending, write{create: true, rec: record(t, id, "Fern", "")})
+		ascending = append(ascending, createWrite(record(t, id, "Fern", "")))
 	}
 	descending := make([]write, 0, n)
 	for i := n - 1; i >= 0; i-- {

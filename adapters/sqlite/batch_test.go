@@ -31,7 +31,7 @@ func TestOneBatchSeesItsOwnEarlierRows(t *testing.T) {
 func creates(recs ...application.Record) []write {
 	ws := make([]write, len(recs))
 	for i, rec := range recs {
-		ws[i] = write{create: true, rec: rec}
+		ws[i] = createWrite(rec)
 	}
 	return ws
 }
@@ -43,8 +43,8 @@ func TestOneBatchAppliesWritesToOneIDInOrder(t *testing.T) {
 	mint := mustPlant(t, 8, "Mint", nil)
 
 	results := s.flush(context.Background(), []write{
-		{create: true, rec: recordOf(sage)}, {id: 7}, {id: 7}, {create: true, rec: recordOf(thyme)},
-		{create: true, rec: recordOf(sage)}, {id: 8}, {create: true, rec: recordOf(mint)},
+		createWrite(recordOf(sage)), deleteWrite(7), deleteWrite(7), createWrite(recordOf(thyme)),
+		createWrite(recordOf(sage)), deleteWrite(8), createWrite(recordOf(mint)),
 	})
 
 	want := []writeOutcome{
