@@ -57,6 +57,7 @@ func (a *API) createPlant(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
+	setETag(w, etagOf(plant))
 	out := plantjson.AppendPlant(body[:0], plant)
 	*buf = out[:0]
 	writeJSON(w, http.StatusOK, out)
