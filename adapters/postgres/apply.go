@@ -20,21 +20,26 @@ func (s *Store) applyOnce(ctx context.Context, ws []write, pending []int, res []
 	// answers[k] is the answer for ws[pending[k]]: until the statement says
 	// otherwise, what its kind assumes of a write it returns no row for.
 	answers := make([]result, len(pending))
-	byKind := make(map[*writeKind][]write, len(kinds))
-	var set uint
+	var (
+		set    uint
+		kinds  []*writeKind                      // the kinds present, in the order of their bits
+		byKind = make(map[*writeKind][]write, 2) // each kind's writes, in id order
+	)
 	for _, k := range byID(ws, pending) {
 		w := ws[pending[k]]
+		if set&w.kind.bit == 0 {
+			set |= w.kind.bit
+			kinds = append(kinds, w.kind)
+		}
 		byKind[w.kind] = append(byKind[w.kind], w)
-		set |= w.kind.bit
 		answers[k] = w.kind.assumed(w)
 	}
+	slices.SortFunc(kinds, func(a, b *writeKind) int { return cmp.Compare(a.bit, b.bit) })
 	var args []any
 	for _, kd := range kinds {
-		if set&kd.bit != 0 {
-			args = append(args, kd.args(s, byKind[kd])...)
-		}
+		args = append(args, kd.args(s, byKind[kd])...)
 	}
-	stmt, err := s.stmts.get(ctx, s.db, batchStatement(set))
+	stmt, err := s.stmts.get(ctx, s.db, batchStatement(set, kinds))
 	if err != nil {
 		return nil, err
 	}

@@ -28,8 +28,8 @@ func (s *Store) flush(ctx context.Context, batch []write) []result {
 		s.applySegment(ctx, batch, seg, out)
 	}
 	inserted := 0
-	for _, r := range out {
-		if r.Err == nil && r.Value.inserted {
+	for i, r := range out {
+		if r.Err == nil && r.Value.done && batch[i].kind == &createKind {
 			inserted++
 		}
 	}
@@ -90,8 +90,7 @@ func (s *Store) applySegment(ctx context.Context, batch []write, seg []int, out 
 		j := slot[k]
 		out[i] = res[j]
 		if answered[j] {
-			out[i].Value.inserted = false
-			out[i].Value.deleted = false
+			out[i].Value.done = false
 		}
 		answered[j] = true
 	}

@@ -25,7 +25,7 @@ func TestBatchWithOneIDTwiceInsertsTheFirst(t *testing.T) {
 		inserted bool
 	}{{first, true}, {first, false}, {first, false}, {other, true}}
 	for i, w := range want {
-		if res[i].Err != nil || res[i].Value.inserted != w.inserted || !samePlant(res[i].Value.plant, w.plant.Plant) {
+		if res[i].Err != nil || res[i].Value.done != w.inserted || !samePlant(res[i].Value.plant, w.plant.Plant) {
 			t.Errorf("result %d = %+v; want %v, inserted %v", i, res[i], w.plant.Plant, w.inserted)
 		}
 	}
@@ -40,7 +40,7 @@ func TestBatchOnAnExistingIDAnswersTheStoredPlant(t *testing.T) {
 	}
 	res := s.flush(ctx, creates(record(t, 3, "Tulip", ""), record(t, 3, "Orchid", "")))
 	for i, r := range res {
-		if r.Err != nil || r.Value.inserted || !samePlant(r.Value.plant, stored.Plant) {
+		if r.Err != nil || r.Value.done || !samePlant(r.Value.plant, stored.Plant) {
 			t.Errorf("result %d = %+v; want the stored plant, not inserted", i, r)
 		}
 	}
@@ -56,11 +56,11 @@ func TestRowRefusedByTheDatabaseFailsAlone(t *testing.T) {
 	batch = append(batch, deleteWrite(9))
 
 	res := s.flush(context.Background(), batch)
-	if res[4].Err != nil || res[4].Value.deleted {
+	if res[4].Err != nil || res[4].Value.done {
 		t.Errorf("delete beside the refused row = %+v; want not found, no error", res[4])
 	}
 	for _, i := range []int{0, 2} {
-		if res[i].Err != nil || !res[i].Value.inserted {
+		if res[i].Err != nil || !res[i].Value.done {
 			t.Errorf("neighbour %d = %+v; want inserted", i, res[i])
 		}
 	}
@@ -101,10 +101,10 @@ func TestRowCommittedDuringTheStatementIsReadBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := <-done
-	if r := res[0]; r.Err != nil || r.Value.inserted || r.Value.plant.Name().String() != "Rival" {
+	if r := res[0]; r.Err != nil || r.Value.done || r.Value.plant.Name().String() != "Rival" {
 		t.Errorf("contested id = %+v; want the rival's plant, not inserted", r)
 	}
-	if r := res[1]; r.Err != nil || !r.Value.inserted {
+	if r := res[1]; r.Err != nil || !r.Value.done {
 		t.Errorf("free id = %+v; want inserted", r)
 	}
 }
@@ -129,12 +129,12 @@ func TestBatchKeepsTheOrderOfWritesToOneID(t *testing.T) {
 		deleteWrite(8), createWrite(record(t, 8, "Mint", "")),
 	})
 	want := []outcome{
-		{plant: sage.Plant, inserted: true}, {deleted: true}, {}, {plant: thyme.Plant, inserted: true}, {plant: thyme.Plant},
-		{}, {plant: record(t, 8, "Mint", "").Plant, inserted: true},
+		{plant: sage.Plant, done: true}, {done: true}, {}, {plant: thyme.Plant, done: true}, {plant: thyme.Plant},
+		{}, {plant: record(t, 8, "Mint", "").Plant, done: true},
 	}
 	for i, w := range want {
 		got := res[i].Value
-		if res[i].Err != nil || got.inserted != w.inserted || got.deleted != w.deleted || got.plant != w.plant {
+		if res[i].Err != nil || got != w {
 			t.Errorf("write %d = %+v, %v; want %+v", i, got, res[i].Err, w)
 		}
 	}

@@ -53,7 +53,7 @@ func TestConcurrentBatchesSharingIDsDoNotDeadlock(t *testing.T) {
 			if r.Err != nil {
 				t.Fatalf("batch %d, write %d: %v", i, k, r.Err)
 			}
-			if r.Value.inserted {
+			if r.Value.done {
 				inserted++
 			}
 		}

@@ -55,7 +55,7 @@ WHERE input.id NOT IN (SELECT id FROM inserted)`,
 		return []any{bigintArray(ids), textArray(names, nil), textArray(tags, tagged),
 			textArray(creators, nil), textArray(times, nil), s.receivers}
 	},
-	assumed: func(w write) result { return result{Value: outcome{plant: w.rec.Plant, inserted: true}} },
+	assumed: func(w write) result { return result{Value: outcome{plant: w.rec.Plant, done: true}} },
 	read: func(s *Store, w write, name, tag sql.NullString, _ bool) (result, bool) {
 		if !name.Valid {
 			return result{}, true
@@ -87,7 +87,7 @@ var deleteKind = writeKind{
 		if !flag {
 			return result{Err: fmt.Errorf("store: delete of plant %d answered without removing it", w.id)}, false
 		}
-		return result{Value: outcome{deleted: true}}, false
+		return result{Value: outcome{done: true}}, false
 	},
 	shares: true,
 }

@@ -16,6 +16,7 @@ type write struct {
 	kind *writeKind
 	id   domain.ID          // the plant it writes
 	rec  application.Record // a create's record
+	arg  any                // what a write of another kind carries, read by its kind
 }
 
 // createWrite is the create of rec.
@@ -28,12 +29,18 @@ func deleteWrite(id domain.ID) write { return write{kind: &deleteKind, id: id} }
 
 func (w write) plantID() domain.ID { return w.id }
 
-// outcome is what one write did. The flags say what this write itself did:
-// a later write of the same id that shared its row answers with them clear.
+// outcome is what one write did, in terms every kind shares.
 type outcome struct {
-	plant    domain.Plant // a create: the plant stored under its id
-	inserted bool         // a create: this write stored it
-	deleted  bool         // a delete: a plant was removed
+	// plant is the plant stored under the id once the write ran: what a
+	// create stored or met, what a change stored or met.
+	plant domain.Plant
+	// done says that this write took effect: a create inserted, a delete
+	// removed a plant. A later write of the same id that shared its row
+	// (see writeKind.shares) answers with it clear.
+	done bool
+	// absent says that no plant was stored under the id for a write that
+	// needs one.
+	absent bool
 }
 
 // result is the answer for one write of a batch.
@@ -44,14 +51,14 @@ type result = groupcommit.Result[outcome]
 // only after the batch holding rec has committed.
 func (s *Store) InsertIfAbsent(ctx context.Context, rec application.Record) (domain.Plant, bool, error) {
 	res, err := s.submit(ctx, createWrite(rec))
-	return res.plant, res.inserted, err
+	return res.plant, res.done, err
 }
 
 // DeletePlant removes the plant stored under id and reports whether there was
 // one. It returns only after the batch holding the delete has committed.
 func (s *Store) DeletePlant(ctx context.Context, id domain.ID) (bool, error) {
 	res, err := s.submit(ctx, deleteWrite(id))
-	return res.deleted, err
+	return res.done, err
 }
 
 // submit hands w to the batcher and waits for its batch to commit.

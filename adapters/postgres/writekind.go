@@ -23,7 +23,8 @@ import (
 type writeKind struct {
 	// name labels the kind in logs and errors.
 	name string
-	// bit places the kind in a statement; each kind has its own.
+	// bit names the kind in a set of kinds, and orders its fragments in a
+	// statement: each kind has its own power of two.
 	bit uint
 	// ctes is the kind's common table expressions, without WITH.
 	ctes string
@@ -46,27 +47,21 @@ type writeKind struct {
 	shares bool
 }
 
-// kinds lists every kind, in the order their fragments are composed.
-var kinds = []*writeKind{&createKind, &deleteKind}
-
 // placeholder matches a parameter of a fragment.
 var placeholder = regexp.MustCompile(`\$[0-9]+`)
 
 // composed caches the statement of each set of kinds, by kinds' bits.
 var composed sync.Map // uint to string
 
-// batchStatement returns the statement that applies the writes of the kinds
-// in set (a union of their bits).
-func batchStatement(set uint) string {
+// batchStatement returns the statement that applies the writes of kinds,
+// given in the order of their bits, whose bits make set.
+func batchStatement(set uint, kinds []*writeKind) string {
 	if text, ok := composed.Load(set); ok {
 		return text.(string)
 	}
 	var ctes, answers []string
 	params := 0
 	for _, k := range kinds {
-		if set&k.bit == 0 {
-			continue
-		}
 		base, most := params, 0
 		renumber := func(fragment string) string {
 			return placeholder.ReplaceAllStringFunc(fragment, func(p string) string {

@@ -19,7 +19,7 @@ func TestOneBatchSeesItsOwnEarlierRows(t *testing.T) {
 
 	results := s.flush(context.Background(), creates(recordOf(a), recordOf(a), recordOf(b), recordOf(c)))
 
-	want := []writeOutcome{{stored: a, inserted: true}, {stored: a}, {stored: a}, {stored: c, inserted: true}}
+	want := []writeOutcome{{stored: a, done: true}, {stored: a}, {stored: a}, {stored: c, done: true}}
 	for i, r := range results {
 		if r.Err != nil || r.Value != want[i] {
 			t.Errorf("create %d: %+v, %v; want %+v", i, r.Value, r.Err, want[i])
@@ -48,8 +48,8 @@ func TestOneBatchAppliesWritesToOneIDInOrder(t *testing.T) {
 	})
 
 	want := []writeOutcome{
-		{stored: sage, inserted: true}, {deleted: true}, {}, {stored: thyme, inserted: true},
-		{stored: thyme}, {}, {stored: mint, inserted: true},
+		{stored: sage, done: true}, {done: true}, {}, {stored: thyme, done: true},
+		{stored: thyme}, {}, {stored: mint, done: true},
 	}
 	for i, r := range results {
 		if r.Err != nil || r.Value != want[i] {
@@ -75,7 +75,7 @@ func TestABadStoredRowFailsOnlyItsOwnCreate(t *testing.T) {
 	if results[0].Err == nil || errors.Is(results[0].Err, application.ErrUnavailable) {
 		t.Errorf("create over the bad row: %v, want a fault", results[0].Err)
 	}
-	if r := results[1]; r.Err != nil || r.Value != (writeOutcome{stored: good, inserted: true}) {
+	if r := results[1]; r.Err != nil || r.Value != (writeOutcome{stored: good, done: true}) {
 		t.Errorf("neighbour create: %+v, %v; want inserted", r.Value, r.Err)
 	}
 	stored, inserted, err := s.InsertIfAbsent(ctx, recordOf(good))

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/plantstore/plantstore/adapters/internal/groupcommit"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
@@ -18,24 +20,31 @@ const createdAtLayout = "2006-01-02T15:04:05.000000000Z"
 // write is one operation of a batch: its kind applies it inside the
 // batch's transaction (see writeKind).
 type write struct {
-	kind writeKind
+	kind *writeKind
 	id   domain.ID          // the plant it writes
 	rec  application.Record // a create's record
+	arg  any                // what a write of another kind carries, read by its kind
 }
 
 // createWrite is the create of rec.
 func createWrite(rec application.Record) write {
-	return write{kind: insertOne, id: rec.Plant.ID(), rec: rec}
+	return write{kind: &createKind, id: rec.Plant.ID(), rec: rec}
 }
 
 // deleteWrite is the delete of the plant stored under id.
-func deleteWrite(id domain.ID) write { return write{kind: deleteOne, id: id} }
+func deleteWrite(id domain.ID) write { return write{kind: &deleteKind, id: id} }
 
 // writeOutcome is what the batch answers one write.
 type writeOutcome struct {
-	stored   domain.Plant // a create: the plant stored under its id
-	inserted bool         // a create: this write stored it
-	deleted  bool         // a delete: a plant was removed
+	// stored is the plant stored under the id once the write ran: what a
+	// create stored or met, what a change stored or met.
+	stored domain.Plant
+	// done says that this write took effect: a create inserted, a delete
+	// removed a plant.
+	done bool
+	// absent says that no plant was stored under the id for a write that
+	// needs one.
+	absent bool
 }
 
 // InsertIfAbsent stores rec unless a plant with its id exists, and returns
@@ -45,7 +54,7 @@ type writeOutcome struct {
 // writes nothing; once in a batch, the create is waited for.
 func (s *Store) InsertIfAbsent(ctx context.Context, rec application.Record) (domain.Plant, bool, error) {
 	out, err := s.submit(ctx, createWrite(rec))
-	return out.stored, out.inserted, err
+	return out.stored, out.done, err
 }
 
 // DeletePlant removes the plant stored under id and reports whether there
@@ -53,7 +62,7 @@ func (s *Store) InsertIfAbsent(ctx context.Context, rec application.Record) (dom
 // rules as InsertIfAbsent.
 func (s *Store) DeletePlant(ctx context.Context, id domain.ID) (bool, error) {
 	out, err := s.submit(ctx, deleteWrite(id))
-	return out.deleted, err
+	return out.done, err
 }
 
 // submit hands w to the single writer and waits for its transaction.
@@ -103,22 +112,26 @@ func (s *Store) flush(ctx context.Context, batch []write) []groupcommit.Result[w
 
 func (s *Store) commit(ctx context.Context, batch []write, results []groupcommit.Result[writeOutcome]) error {
 	if s.stmts == nil {
-		stmts, err := prepare(ctx, s.write)
-		if err != nil {
-			return err
+		s.stmts = statements{}
+	}
+	var last *writeKind
+	for _, w := range batch {
+		if w.kind != last {
+			if err := s.stmts.prepare(ctx, s.write, w.kind); err != nil {
+				return err
+			}
+			last = w.kind
 		}
-		s.stmts = stmts
 	}
 	tx, err := s.write.BeginTxx(ctx, nil) // BEGIN IMMEDIATE, from the DSN
 	if err != nil {
 		return edgeError("begin", err)
 	}
 	defer func() { _ = tx.Rollback() }() // after Commit it only reports ErrTxDone
-	btx := &batchTx{ctx: ctx, tx: tx, prepared: s.stmts}
-	announced := false
+	btx := &batchTx{ctx: ctx, tx: tx, store: s, borrowed: make(map[string]*sqlx.Stmt, 4)}
 
 	for i, w := range batch {
-		out, err := w.kind(btx, w)
+		out, err := w.kind.apply(btx, w)
 		if err != nil {
 			if rowFault(err) {
 				results[i].Err = err
@@ -126,18 +139,12 @@ func (s *Store) commit(ctx context.Context, batch []write, results []groupcommit
 			}
 			return err
 		}
-		if out.inserted && len(s.receivers) > 0 {
-			if err := s.announceOne(ctx, btx.stmt(announce), w.rec); err != nil {
-				return err
-			}
-			announced = true
-		}
 		results[i].Value = out
 	}
 	if err := tx.Commit(); err != nil {
 		return edgeError("commit", err)
 	}
-	if announced {
+	if btx.announced {
 		select {
 		case s.committed <- struct{}{}:
 		default:

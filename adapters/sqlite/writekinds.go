@@ -9,11 +9,33 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-// writeKind applies one kind of write inside a batch's transaction. The
-// batch applies its writes one after the other, so a write sees every
-// earlier write of the batch: adding a kind of write is adding one
-// writeKind (and the statements it names), and nothing of the batching.
-type writeKind func(tx *batchTx, w write) (writeOutcome, error)
+// writeKind is one kind of write: how it is applied inside a batch's
+// transaction. The batch applies its writes one after the other, so a write
+// sees every earlier write of the batch: adding a kind of write is adding
+// one writeKind, and nothing of the batching.
+type writeKind struct {
+	// statements are the statements apply runs, prepared before the batch's
+	// transaction begins (the write connection is the transaction's then).
+	statements []string
+	// apply applies w in tx and answers it.
+	apply func(tx *batchTx, w write) (writeOutcome, error)
+}
+
+// createKind inserts a plant unless its id exists, and announces what it
+// inserts to every receiver in the same transaction.
+var createKind = writeKind{statements: []string{insertPlant, loadPlant, announcePlant}, apply: insertOne}
+
+// deleteKind removes a plant.
+var deleteKind = writeKind{statements: []string{deletePlant}, apply: deleteOne}
+
+const (
+	insertPlant = `INSERT INTO plants (id, name, tag, created_by, created_at) VALUES (?, ?, ?, ?, ?)
+		 ON CONFLICT (id) DO NOTHING`
+	loadPlant     = `SELECT name, tag FROM plants WHERE id = ?`
+	deletePlant   = `DELETE FROM plants WHERE id = ?`
+	announcePlant = `INSERT INTO webhook_events (id, url, plant_id, name, tag, created_at, retry_from, next_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+)
 
 // insertOne inserts w's record unless its id exists, and otherwise reads the
 // row that is stored.
@@ -24,7 +46,7 @@ func insertOne(tx *batchTx, w write) (writeOutcome, error) {
 		t := p.Tag().String()
 		tag = &t
 	}
-	res, err := tx.stmt(insert).ExecContext(tx.ctx, int64(p.ID()), p.Name().String(), tag,
+	res, err := tx.stmt(insertPlant).ExecContext(tx.ctx, int64(p.ID()), p.Name().String(), tag,
 		w.rec.CreatedBy, w.rec.CreatedAt.UTC().Format(createdAtLayout))
 	if err != nil {
 		return writeOutcome{}, edgeError(fmt.Sprintf("insert plant %d", p.ID()), err)
@@ -32,14 +54,20 @@ func insertOne(tx *batchTx, w write) (writeOutcome, error) {
 	if n, err := res.RowsAffected(); err != nil {
 		return writeOutcome{}, edgeError("insert", err)
 	} else if n == 1 {
-		return writeOutcome{stored: p, inserted: true}, nil
+		if len(tx.store.receivers) > 0 {
+			if err := tx.store.announceOne(tx.ctx, tx.stmt(announcePlant), w.rec); err != nil {
+				return writeOutcome{}, err
+			}
+			tx.announced = true
+		}
+		return writeOutcome{stored: p, done: true}, nil
 	}
 
 	var row struct {
 		Name string         `db:"name"`
 		Tag  sql.NullString `db:"tag"`
 	}
-	if err := tx.stmt(load).GetContext(tx.ctx, &row, int64(p.ID())); errors.Is(err, sql.ErrNoRows) {
+	if err := tx.stmt(loadPlant).GetContext(tx.ctx, &row, int64(p.ID())); errors.Is(err, sql.ErrNoRows) {
 		// Only the id can conflict, so this cannot happen; if it does, it
 		// concerns this create alone.
 		return writeOutcome{}, &rowError{msg: fmt.Sprintf("sqlite: plant %d neither inserted nor found", p.ID())}
@@ -55,7 +83,7 @@ func insertOne(tx *batchTx, w write) (writeOutcome, error) {
 
 // deleteOne removes the plant stored under w's id, if any.
 func deleteOne(tx *batchTx, w write) (writeOutcome, error) {
-	res, err := tx.stmt(remove).ExecContext(tx.ctx, int64(w.id))
+	res, err := tx.stmt(deletePlant).ExecContext(tx.ctx, int64(w.id))
 	if err != nil {
 		return writeOutcome{}, edgeError(fmt.Sprintf("delete plant %d", w.id), err)
 	}
@@ -63,69 +91,54 @@ func deleteOne(tx *batchTx, w write) (writeOutcome, error) {
 	if err != nil {
 		return writeOutcome{}, edgeError("delete", err)
 	}
-	return writeOutcome{deleted: n == 1}, nil
+	return writeOutcome{done: n == 1}, nil
 }
 
-// statement names one of the statements a batch runs.
-type statement int
+// statements are prepared on the write connection, by their text, the
+// first time a batch needs them; each transaction borrows them through
+// tx.Stmtx without preparing again. Only the single writer goroutine
+// touches them until Close.
+type statements map[string]*sqlx.Stmt
 
-const (
-	insert statement = iota
-	load
-	remove
-	announce
-	statementCount
-)
-
-// statementTexts holds the text of each statement.
-var statementTexts = [statementCount]string{
-	insert: `INSERT INTO plants (id, name, tag, created_by, created_at) VALUES (?, ?, ?, ?, ?)
-		 ON CONFLICT (id) DO NOTHING`,
-	load:   `SELECT name, tag FROM plants WHERE id = ?`,
-	remove: `DELETE FROM plants WHERE id = ?`,
-	announce: `INSERT INTO webhook_events (id, url, plant_id, name, tag, created_at, retry_from, next_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-}
-
-// statements are prepared once on the write connection; each transaction
-// borrows them through tx.Stmtx without preparing again.
-type statements [statementCount]*sqlx.Stmt
-
-func prepare(ctx context.Context, db *sqlx.DB) (*statements, error) {
-	var st statements
-	for i, text := range statementTexts {
+// prepare prepares the statements of kind that are not prepared yet.
+func (st statements) prepare(ctx context.Context, db *sqlx.DB, kind *writeKind) error {
+	for _, text := range kind.statements {
+		if st[text] != nil {
+			continue
+		}
 		stmt, err := db.PreparexContext(ctx, text)
 		if err != nil {
-			_ = st.close()
-			return nil, edgeError(fmt.Sprintf("prepare statement %d", i), err)
+			return edgeError("prepare statement", err)
 		}
-		st[i] = stmt
+		st[text] = stmt
 	}
-	return &st, nil
+	return nil
 }
 
-func (st *statements) close() error {
+func (st statements) close() error {
 	var errs []error
 	for _, stmt := range st {
-		if stmt != nil {
-			errs = append(errs, stmt.Close())
-		}
+		errs = append(errs, stmt.Close())
 	}
 	return errors.Join(errs...)
 }
 
 // batchTx is a batch's transaction, with the statements its writes borrowed.
 type batchTx struct {
-	ctx      context.Context
-	tx       *sqlx.Tx
-	prepared *statements
-	borrowed statements
+	ctx       context.Context
+	tx        *sqlx.Tx
+	store     *Store
+	borrowed  map[string]*sqlx.Stmt
+	announced bool // an event was stored
 }
 
-// stmt returns the statement named st, bound to the transaction on first use.
-func (b *batchTx) stmt(st statement) *sqlx.Stmt {
-	if b.borrowed[st] == nil {
-		b.borrowed[st] = b.tx.StmtxContext(b.ctx, b.prepared[st])
+// stmt returns the statement of text, which the kind of the write that
+// runs it lists, bound to the transaction on first use.
+func (b *batchTx) stmt(text string) *sqlx.Stmt {
+	stmt := b.borrowed[text]
+	if stmt == nil {
+		stmt = b.tx.StmtxContext(b.ctx, b.store.stmts[text])
+		b.borrowed[text] = stmt
 	}
-	return b.borrowed[st]
+	return stmt
 }
