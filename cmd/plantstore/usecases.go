@@ -24,5 +24,6 @@ var useCaseModule = fx.Module("application",
 		fx.Annotate(application.NewGetPlant, fx.As(new(httpapi.GetUseCase))),
 		fx.Annotate(application.NewListPlants, fx.As(new(httpapi.ListUseCase))),
 		fx.Annotate(application.NewDeletePlant, fx.As(new(httpapi.DeleteUseCase))),
+		fx.Annotate(application.NewChangePlant, fx.As(new(httpapi.ChangeUseCase))),
 	),
 )
