@@ -60,11 +60,7 @@ func (a *API) changePlant(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	plant, err := a.deps.Change.Change(r.Context(), principal, id, change, ifMatch(r))
-	label := outcome("changed", err)
-	if errors.Is(err, application.ErrPreconditionFailed) {
-		label = "precondition_failed"
-	}
-	a.metrics.operation("change", label)
+	a.metrics.operation("change", outcome("changed", err))
 	if err != nil {
 		a.writeError(w, r, err)
 		return

@@ -118,6 +118,22 @@ func (s *Store) ChangePlant(ctx context.Context, id domain.ID, change applicatio
 	return application.Changed{Plant: rec.Plant, Found: true, Applied: true}, nil
 }
 
+// DeletePlantIf removes the plant stored under id when it is exactly
+// expect; otherwise it answers the plant stored.
+func (s *Store) DeletePlantIf(ctx context.Context, id domain.ID, expect domain.Plant) (domain.Plant, bool, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.begin(ctx); err != nil {
+		return domain.Plant{}, false, false, err
+	}
+	rec, ok := s.plants[id]
+	if !ok || rec.Plant != expect {
+		return rec.Plant, ok, false, nil
+	}
+	delete(s.plants, id)
+	return domain.Plant{}, true, true, nil
+}
+
 // ListPlants returns at most q.Limit plants that match q, in ascending id
 // order.
 func (s *Store) ListPlants(ctx context.Context, q application.ListQuery) ([]domain.Plant, error) {

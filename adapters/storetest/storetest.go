@@ -72,6 +72,8 @@ func Run(t *testing.T, h Harness) {
 		{"ChangesAStoredPlant", changesAStoredPlant},
 		{"KeepsTheOrderOfChangesCreatesAndDeletes", keepsTheOrderOfChangesCreatesAndDeletes},
 		{"OneWinnerAmongChangesExpectingOnePlant", oneWinnerAmongChangesExpectingOnePlant},
+		{"DeletesOnlyTheExpectedPlant", deletesOnlyTheExpectedPlant},
+		{"OneWinnerAmongDeletesAndChangesExpectingOnePlant", oneWinnerAmongDeletesAndChangesExpectingOnePlant},
 		{"FindsStoredPlantsByID", findsStoredPlantsByID},
 		{"FindsEveryAcknowledgedCreateAtOnce", findsEveryAcknowledgedCreateAtOnce},
 		{"AnnouncesEveryStoredPlantToEveryReceiver", announcesEveryStoredPlantToEveryReceiver},
