@@ -146,6 +146,7 @@ func TestBatchKeepsTheOrderOfWritesToOneID(t *testing.T) {
 func TestSegmentsCutOnlyWhereAnIDChangesKind(t *testing.T) {
 	c := func(id int64) write { return createWrite(application.Record{Plant: plantOf(t, id)}) }
 	d := func(id int64) write { return deleteWrite(domain.ID(id)) }
+	ch := func(id int64) write { return changeWrite(t, domain.ID(id), "p", nil) }
 	tests := []struct {
 		name  string
 		batch []write
@@ -156,6 +157,9 @@ func TestSegmentsCutOnlyWhereAnIDChangesKind(t *testing.T) {
 		{"different ids mix", []write{c(1), d(2), c(3), d(4)}, [][]int{{0, 1, 2, 3}}},
 		{"create then delete", []write{c(1), c(2), d(1), d(3)}, [][]int{{0, 1}, {2, 3}}},
 		{"back and forth", []write{d(5), c(5), d(5), c(6)}, [][]int{{0}, {1}, {2, 3}}},
+		{"changes never share", []write{ch(1), ch(1), ch(2), c(3)}, [][]int{{0}, {1, 2, 3}}},
+		{"every kind on other ids", []write{c(1), ch(2), d(3), c(4)}, [][]int{{0, 1, 2, 3}}},
+		{"change between create and delete", []write{c(1), ch(1), d(1)}, [][]int{{0}, {1}, {2}}},
 	}
 	for _, tt := range tests {
 		if got := segments(tt.batch); !reflect.DeepEqual(got, tt.want) {
@@ -174,4 +178,45 @@ func waitForLockWaits(t *testing.T, admin *sqlx.DB, dbname string, n int) {
 		err := admin.Get(&waiting, "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'", dbname)
 		return err == nil && waiting >= n
 	}, 30*time.Second, 10*time.Millisecond, "%d batch statements wait for a concurrent insert", n)
+}
+
+// changeWrite is a change of id's name, expecting expect when not nil.
+func changeWrite(t *testing.T, id domain.ID, name string, expect *domain.Plant) write {
+	t.Helper()
+	n, err := domain.ParseName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return write{kind: &changeKind, id: id, arg: change{set: application.PlantChange{Name: &n}, expect: expect}}
+}
+
+// Writes of every kind to one id in one batch take effect in batch order,
+// beside writes to other ids.
+func TestBatchKeepsTheOrderOfEveryKindOfWrite(t *testing.T) {
+	s, _ := newStore(t)
+	sage, mint := record(t, 7, "Sage", ""), record(t, 8, "Mint", "")
+	thyme := record(t, 7, "Thyme", "").Plant
+	res := s.flush(context.Background(), []write{
+		createWrite(sage), createWrite(mint),
+		changeWrite(t, 7, "Thyme", nil),
+		changeWrite(t, 7, "Basil", &sage.Plant), // Sage is gone: refused
+		changeWrite(t, 8, "Mint", &mint.Plant),
+		{kind: &deleteIfKind, id: 7, arg: thyme},
+		changeWrite(t, 7, "Dill", nil), // nothing stored
+		createWrite(sage), deleteWrite(8),
+	})
+	want := []outcome{
+		{plant: sage.Plant, done: true}, {plant: mint.Plant, done: true},
+		{plant: thyme, done: true},
+		{plant: thyme},
+		{plant: mint.Plant, done: true},
+		{done: true},
+		{absent: true},
+		{plant: sage.Plant, done: true}, {done: true},
+	}
+	for i, w := range want {
+		if got := res[i].Value; res[i].Err != nil || got != w {
+			t.Errorf("write %d = %+v, %v; want %+v", i, got, res[i].Err, w)
+		}
+	}
 }

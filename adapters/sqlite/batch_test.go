@@ -152,3 +152,32 @@ func TestCloseFinishesWaitingCreates(t *testing.T) {
 		}
 	}
 }
+
+// Writes of every kind to one id in one batch take effect in batch order.
+func TestOneBatchAppliesEveryKindOfWriteInOrder(t *testing.T) {
+	s := newStore(t)
+	sage, mint := mustPlant(t, 7, "Sage", nil), mustPlant(t, 8, "Mint", nil)
+	thyme := mustPlant(t, 7, "Thyme", nil)
+	rename := func(id domain.ID, to domain.Plant, expect *domain.Plant) write {
+		name := to.Name()
+		return write{kind: &changeKind, id: id, arg: change{set: application.PlantChange{Name: &name}, expect: expect}}
+	}
+	results := s.flush(context.Background(), []write{
+		createWrite(recordOf(sage)), createWrite(recordOf(mint)),
+		rename(7, thyme, nil),
+		rename(7, mint, &sage), // Sage is gone: refused
+		{kind: &deleteIfKind, id: 7, arg: thyme},
+		rename(7, sage, nil), // nothing stored
+		createWrite(recordOf(sage)), deleteWrite(8),
+	})
+	want := []writeOutcome{
+		{stored: sage, done: true}, {stored: mint, done: true},
+		{stored: thyme, done: true}, {stored: thyme}, {done: true}, {absent: true},
+		{stored: sage, done: true}, {done: true},
+	}
+	for i, r := range results {
+		if r.Err != nil || r.Value != want[i] {
+			t.Errorf("write %d: %+v, %v; want %+v", i, r.Value, r.Err, want[i])
+		}
+	}
+}
