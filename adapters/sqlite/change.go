@@ -49,10 +49,9 @@ func changeOne(tx *batchTx, w write) (writeOutcome, error) {
 	if c.expect != nil && stored != *c.expect {
 		return writeOutcome{stored: stored}, nil
 	}
+	// The row is written even when the change leaves it as it was, as
+	// PostgreSQL's UPDATE does: a change costs the same whatever it sets.
 	next := c.set.Apply(stored)
-	if next == stored {
-		return writeOutcome{stored: stored, done: true}, nil
-	}
 	var tag *string
 	if next.Tag().IsSet() {
 		t := next.Tag().String()
