@@ -9,7 +9,7 @@ import (
 
 // scopeSettings are the scopes the use cases require.
 type scopeSettings struct {
-	Write scope `flag:"required-scope" default:"plants:write" empty:"off" help:"scope a create or a delete needs; empty turns the check off"`
+	Write scope `flag:"required-scope" default:"plants:write" empty:"off" help:"scope a create, a change or a delete needs; empty turns the check off"`
 	Read  scope `flag:"read-scope" default:"plants:read" empty:"off" help:"scope a read or a list needs; empty turns the check off"`
 }
 

@@ -146,7 +146,7 @@ SELECT id, name, tag FROM plants WHERE id > :after ORDER BY id LIMIT %[1]d;
   return wrk.format("PATCH", "/plants/" .. math.random(1, rows), nil, names[math.random(1, 2)])`,
 	pgbench: `\set id random(1, :rows)
 \set n random(0, 1)
-UPDATE plants SET name = CASE :n WHEN 0 THEN 'Monstera adansonii' ELSE 'Monstera deliciosa' END WHERE id = :id;
+UPDATE plants SET name = CASE WHEN :n = 0 THEN 'Monstera adansonii' ELSE 'Monstera deliciosa' END WHERE id = :id;
 `,
 	sql:   `UPDATE plants SET name = CASE abs(random()) % 2 WHEN 0 THEN 'Monstera adansonii' ELSE 'Monstera deliciosa' END WHERE id = ?`,
 	write: true,
