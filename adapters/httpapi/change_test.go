@@ -2,11 +2,15 @@ package httpapi
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/plantstore/plantstore/domain"
 )
 
 // patch sends body as a merge patch of path with a valid token and the
@@ -176,4 +180,29 @@ func TestOneWinnerAmongChangesWithOneETag(t *testing.T) {
 	if won != 1 {
 		t.Fatalf("%d writers holding one ETag changed the plant; want exactly 1 (%v)", won, statuses)
 	}
+}
+
+// A merge patch decodes to a change, a syntax error or field problems, never
+// anything else, and only from a valid JSON object.
+func FuzzDecodePlantPatch(f *testing.F) {
+	for _, seed := range []string{`{}`, `{"name":"Moss"}`, `{"tag":null}`, `{"id":1}`, `{"name":null}`, `{"x":1,"y":2}`, `[]`, `{"name":"a","name":"b"}`, ``} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		change, err := decodePlantPatch(body)
+		var se *syntaxError
+		var fields domain.FieldErrors
+		switch {
+		case err == nil:
+			if !json.Valid(body) || bytes.TrimSpace(body)[0] != '{' {
+				t.Fatalf("%q decoded to a change", body)
+			}
+			if change.Name != nil && change.Name.String() == "" {
+				t.Fatalf("%q decoded to an empty name", body)
+			}
+		case errors.As(err, &se), errors.As(err, &fields):
+		default:
+			t.Fatalf("%q: unexpected error %T %v", body, err, err)
+		}
+	})
 }

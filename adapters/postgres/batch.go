@@ -130,7 +130,7 @@ func (s *Store) applyAll(ctx context.Context, ws []write) []result {
 			s.log.Warn("store contention", "op", "write", "err", lastErr)
 			res[p].Err = fmt.Errorf("store: %w (contention)", application.ErrUnavailable)
 		} else {
-			s.log.Error("store fault: plant neither inserted nor found", "id", int64(ws[p].plantID()))
+			s.log.Error("store fault: plant neither written nor found", "op", ws[p].kind.name, "id", int64(ws[p].plantID()))
 			res[p].Err = fmt.Errorf("store: plant %d could not be read back", ws[p].plantID())
 		}
 	}
