@@ -220,3 +220,26 @@ func TestBatchKeepsTheOrderOfEveryKindOfWrite(t *testing.T) {
 		}
 	}
 }
+
+// One statement applies writes of every kind to different ids.
+func TestOneStatementAppliesEveryKind(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := context.Background()
+	two, three, four := record(t, 2, "Two", ""), record(t, 3, "Three", "x"), record(t, 4, "Four", "")
+	for _, r := range []application.Record{two, three, four} {
+		if _, _, err := s.InsertIfAbsent(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	batch := []write{createWrite(record(t, 1, "One", "")), deleteWrite(2), changeWrite(t, 3, "Moss", &three.Plant), {kind: &deleteIfKind, id: 4, arg: four.Plant}}
+	if segs := segments(batch); len(segs) != 1 {
+		t.Fatalf("segments %v; want one", segs)
+	}
+	res := s.flush(ctx, batch)
+	want := []outcome{{plant: record(t, 1, "One", "").Plant, done: true}, {done: true}, {plant: record(t, 3, "Moss", "x").Plant, done: true}, {done: true}}
+	for i, w := range want {
+		if res[i].Err != nil || res[i].Value != w {
+			t.Errorf("write %d = %+v, %v; want %+v", i, res[i].Value, res[i].Err, w)
+		}
+	}
+}
