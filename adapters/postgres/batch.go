@@ -44,20 +44,28 @@ func (s *Store) flush(ctx context.Context, batch []write) []result {
 // written either once or only by writes of one kind that shares its row
 // (kind.shares), which answer as if applied one after the other. A run is
 // cut where an id comes again otherwise; order across runs is kept by
-// committing one run before the next starts. Under load cuts are rare: most
-// batches are one segment.
+// committing one run before the next starts. A run is cut as well where a
+// second kind that locks existing rows (kind.locks) would join it, so that
+// every statement locks rows in id order and batches never deadlock each
+// other. Under load cuts are rare: most batches are one segment.
 func segments(batch []write) [][]int {
 	var (
-		segs  [][]int
-		cur   = make([]int, 0, len(batch))
-		kinds = make(map[domain.ID]*writeKind, len(batch)) // id to the kind that wrote it
+		segs    [][]int
+		cur     = make([]int, 0, len(batch))
+		kinds   = make(map[domain.ID]*writeKind, len(batch)) // id to the kind that wrote it
+		locking *writeKind                                   // the kind of cur that locks rows
 	)
 	for i, w := range batch {
 		id := w.plantID()
-		if k, seen := kinds[id]; seen && (k != w.kind || !k.shares) {
+		k, seen := kinds[id]
+		if seen && (k != w.kind || !k.shares) || w.kind.locks && locking != nil && locking != w.kind {
 			segs = append(segs, cur)
 			cur = make([]int, 0, len(batch)-i)
 			clear(kinds)
+			locking = nil
+		}
+		if w.kind.locks {
+			locking = w.kind
 		}
 		kinds[id] = w.kind
 		cur = append(cur, i)

@@ -158,7 +158,8 @@ func TestSegmentsCutOnlyWhereAnIDChangesKind(t *testing.T) {
 		{"create then delete", []write{c(1), c(2), d(1), d(3)}, [][]int{{0, 1}, {2, 3}}},
 		{"back and forth", []write{d(5), c(5), d(5), c(6)}, [][]int{{0}, {1}, {2, 3}}},
 		{"changes never share", []write{ch(1), ch(1), ch(2), c(3)}, [][]int{{0}, {1, 2, 3}}},
-		{"every kind on other ids", []write{c(1), ch(2), d(3), c(4)}, [][]int{{0, 1, 2, 3}}},
+		{"creates beside one locking kind", []write{c(1), ch(2), c(3), ch(4)}, [][]int{{0, 1, 2, 3}}},
+		{"one locking kind at a time", []write{c(1), ch(2), d(3), c(4), d(5), ch(6)}, [][]int{{0, 1}, {2, 3, 4}, {5}}},
 		{"change between create and delete", []write{c(1), ch(1), d(1)}, [][]int{{0}, {1}, {2}}},
 	}
 	for _, tt := range tests {
@@ -221,8 +222,10 @@ func TestBatchKeepsTheOrderOfEveryKindOfWrite(t *testing.T) {
 	}
 }
 
-// One statement applies writes of every kind to different ids.
-func TestOneStatementAppliesEveryKind(t *testing.T) {
+// One batch applies writes of every kind to different ids: the creates in
+// the statement of the first kind that locks rows, each other such kind in
+// a statement of its own.
+func TestOneBatchAppliesEveryKind(t *testing.T) {
 	s, _ := newStore(t)
 	ctx := context.Background()
 	two, three, four := record(t, 2, "Two", ""), record(t, 3, "Three", "x"), record(t, 4, "Four", "")
@@ -232,8 +235,8 @@ func TestOneStatementAppliesEveryKind(t *testing.T) {
 		}
 	}
 	batch := []write{createWrite(record(t, 1, "One", "")), deleteWrite(2), changeWrite(t, 3, "Moss", &three.Plant), {kind: &deleteIfKind, id: 4, arg: four.Plant}}
-	if segs := segments(batch); len(segs) != 1 {
-		t.Fatalf("segments %v; want one", segs)
+	if segs := segments(batch); !reflect.DeepEqual(segs, [][]int{{0, 1}, {2}, {3}}) {
+		t.Fatalf("segments %v; want the create with the delete, then one per kind", segs)
 	}
 	res := s.flush(ctx, batch)
 	want := []outcome{{plant: record(t, 1, "One", "").Plant, done: true}, {done: true}, {plant: record(t, 3, "Moss", "x").Plant, done: true}, {done: true}}

@@ -83,6 +83,7 @@ WHERE changes.id NOT IN (SELECT id FROM changed)`,
 	assumed: func(w write) result {
 		return result{Err: fmt.Errorf("store: change of plant %d not answered", w.id)}
 	},
+	locks: true,
 	read: func(s *Store, w write, name, tag sql.NullString, applied bool) (result, bool) {
 		if !name.Valid {
 			return result{Value: outcome{absent: true}}, false

@@ -54,6 +54,7 @@ WHERE expected_deletes.id NOT IN (SELECT id FROM deleted_expected)`,
 	assumed: func(w write) result {
 		return result{Err: fmt.Errorf("store: conditional delete of plant %d not answered", w.id)}
 	},
+	locks: true,
 	read: func(s *Store, w write, name, tag sql.NullString, deleted bool) (result, bool) {
 		switch {
 		case deleted:

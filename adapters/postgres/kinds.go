@@ -83,6 +83,7 @@ var deleteKind = writeKind{
 		return []any{bigintArray(ids)}
 	},
 	assumed: func(write) result { return result{} },
+	locks:   true,
 	read: func(_ *Store, w write, _, _ sql.NullString, flag bool) (result, bool) {
 		if !flag {
 			return result{Err: fmt.Errorf("store: delete of plant %d answered without removing it", w.id)}, false

@@ -45,6 +45,11 @@ type writeKind struct {
 	// with the flags of outcome clear. A kind that cannot share (whose
 	// second write depends on the first) gets a segment cut instead.
 	shares bool
+	// locks says that the kind writes rows that exist, and so waits for
+	// their locks. The parts of one statement run in no set order, so a
+	// segment holds writes of one such kind only: each kind takes its
+	// rows' locks in id order, and so every batch does (see byID).
+	locks bool
 }
 
 // placeholder matches a parameter of a fragment.

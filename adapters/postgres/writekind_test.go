@@ -8,7 +8,8 @@ import (
 
 // Every set of kinds composes into one statement whose parameters are
 // exactly the kinds' arguments, in the order of their bits, each kind
-// with its own bit.
+// with its own bit (segments hold one kind that locks rows at most, but the
+// composition does not rely on it).
 func TestKindsComposeIntoOneStatement(t *testing.T) {
 	fern := record(t, 1, "Fern", "").Plant
 	samples := []write{createWrite(record(t, 1, "Fern", "")), deleteWrite(2), changeWrite(t, 3, "Moss", &fern),
