@@ -36,9 +36,10 @@ type writeKind struct {
 	// assumed is the answer of a write the statement returned no row for.
 	assumed func(w write) result
 	// read turns the answer row of w into its answer; missing says that the
-	// statement's snapshot did not show w's row, which was committed by a
-	// concurrent transaction: the row is read back and read called again
-	// with flag false.
+	// statement's snapshot did not show w's row as it is, since a concurrent
+	// transaction committed it meanwhile: the row is read back with a fresh
+	// snapshot and read called again with flag false, and a write whose row
+	// is still missing then is run again (at most maxAttempts in all).
 	read func(s *Store, w write, name, tag sql.NullString, flag bool) (res result, missing bool)
 	// shares says whether later writes of an id in one segment may share
 	// the first one's row: they then answer as if they ran right after it,
