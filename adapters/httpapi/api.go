@@ -39,6 +39,7 @@ type Deps struct {
 	Get    GetUseCase
 	List   ListUseCase
 	Delete DeleteUseCase
+	Change ChangeUseCase
 
 	Verifier application.TokenVerifier
 	Log      *slog.Logger
@@ -116,6 +117,7 @@ func (a *API) routes() *chi.Mux {
 	route(get, "/plants", a.deps.List, a.listPlants)
 	route(get, "/plants/{id}", a.deps.Get, a.getPlant)
 	route(r.Delete, "/plants/{id}", a.deps.Delete, a.deletePlant)
+	route(r.Patch, "/plants/{id}", a.deps.Change, a.changePlant)
 	get("/openapi.yaml", a.serveOpenAPI)
 	a.referenceRoutes(get)
 	return r

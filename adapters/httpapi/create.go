@@ -57,7 +57,11 @@ func (a *API) createPlant(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	out := plantjson.AppendPlant(body[:0], plant)
+	// The ETag hashes the plant's PlantItem JSON, encoded first into the
+	// buffer the answer then takes.
+	item := plantjson.AppendItem(body[:0], plant)
+	setETag(w, etagOfItem(item))
+	out := plantjson.AppendPlant(item[:0], plant)
 	*buf = out[:0]
 	writeJSON(w, http.StatusOK, out)
 }

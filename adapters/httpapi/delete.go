@@ -12,11 +12,12 @@ import (
 // *application.DeletePlant implements it.
 type DeleteUseCase interface {
 	Authorize(p application.Principal) error
-	Delete(ctx context.Context, p application.Principal, id domain.ID) error
+	Delete(ctx context.Context, p application.Principal, id domain.ID, pre application.Precondition) error
 }
 
 // deletePlant serves DELETE /plants/{id}: 204 once the deletion is
-// committed, 404 when no plant has the id. Checks run in the contract's
+// committed, 404 when no plant has the id, 412 when If-Match does not list
+// the stored plant's ETag. Checks run in the contract's
 // order: authentication and scope, the parameters (the id, and no query),
 // then the store.
 func (a *API) deletePlant(w http.ResponseWriter, r *http.Request) {
@@ -29,7 +30,7 @@ func (a *API) deletePlant(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	err = a.deps.Delete.Delete(r.Context(), principal, id)
+	err = a.deps.Delete.Delete(r.Context(), principal, id, ifMatch(r))
 	a.metrics.operation("delete", outcome("deleted", err))
 	if err != nil {
 		a.writeError(w, r, err)

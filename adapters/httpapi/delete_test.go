@@ -82,3 +82,25 @@ func TestCreatesAndDeletesOfOneIDRace(t *testing.T) {
 	}
 	s.create(t, `{"id":88,"name":"Mint"}`).expect(t, 200, `{"name":"Mint"}`)
 }
+
+// With If-Match, a delete removes only the state whose ETag it lists.
+func TestDeleteWithIfMatch(t *testing.T) {
+	s := startServer(t)
+	tag := s.create(t, `{"id":7,"name":"Monstera"}`).header.Get("ETag")
+	auth := "Bearer " + s.token(t, nil)
+	for _, stale := range []string{`"stale"`, "W/" + tag, tag[1 : len(tag)-1]} {
+		s.do(t, "DELETE", "/plants/7", map[string]string{"Authorization": auth, "If-Match": stale}, nil).expectError(t, 412, "41201")
+	}
+	s.call(t, "GET", "/plants/7").expect(t, 200, `{"id":7,"name":"Monstera"}`)
+	s.do(t, "DELETE", "/plants/7", map[string]string{"Authorization": auth, "If-Match": `"stale", ` + tag}, nil).expect(t, 204, "")
+	// An absent plant is 404 whatever the headers.
+	s.do(t, "DELETE", "/plants/7", map[string]string{"Authorization": auth, "If-Match": tag}, nil).expectError(t, 404, "40402")
+	s.do(t, "DELETE", "/plants/7", map[string]string{"Authorization": auth, "If-Match": "*"}, nil).expectError(t, 404, "40402")
+	// A changed plant has another ETag; "*" deletes whatever is stored.
+	s.create(t, `{"id":7,"name":"Monstera"}`).expect(t, 200, "")
+	s.patch(t, "/plants/7", `{"tag":"x"}`, nil).expect(t, 200, "")
+	s.do(t, "DELETE", "/plants/7", map[string]string{"Authorization": auth, "If-Match": tag}, nil).expectError(t, 412, "41201")
+	s.do(t, "DELETE", "/plants/7", map[string]string{"Authorization": auth, "If-Match": "*"}, nil).expect(t, 204, "")
+	// Authentication and scope come first.
+	s.do(t, "DELETE", "/plants/7", map[string]string{"If-Match": tag}, nil).expectError(t, 401, "40101")
+}

@@ -55,6 +55,10 @@ func TestErrorExamplesAreRealAnswers(t *testing.T) {
 		"Error40901": func() response {
 			return s.do(t, "POST", "/plants", posting, []byte(`{"id":7,"name":"Monstera deliciosa"}`))
 		},
+		"Error41201": func() response {
+			return s.do(t, "PATCH", "/plants/7", map[string]string{"Authorization": writer, "Content-Type": "application/merge-patch+json", "If-Match": `"stale"`},
+				[]byte(`{"tag":null}`))
+		},
 		"Error41301": func() response {
 			return s.do(t, "POST", "/plants", posting, []byte(`{"id":1,"name":"`+strings.Repeat("a", 70000)+`"}`))
 		},

@@ -17,6 +17,7 @@ var operations = []struct{ method, path, body string }{
 	{http.MethodGet, "/plants/1", ``},
 	{http.MethodGet, "/plants?limit=5", ``},
 	{http.MethodDelete, "/plants/1", ``},
+	{http.MethodPatch, "/plants/1", `{"name":"Sage"}`},
 }
 
 // Every operation answers a failing store with the documented Error body:

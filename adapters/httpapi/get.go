@@ -16,7 +16,8 @@ type GetUseCase interface {
 	Get(ctx context.Context, p application.Principal, id domain.ID) (domain.Plant, error)
 }
 
-// getPlant serves GET /plants/{id}: the stored plant in NewPlant's shape, or
+// getPlant serves GET /plants/{id}: the stored plant in NewPlant's shape
+// with its ETag, 304 with the ETag alone when If-None-Match lists it, or
 // 404 when no plant has the id. Checks run in the contract's order:
 // authentication and scope, the parameters (the id, and no query),
 // then the store.
@@ -37,5 +38,13 @@ func (a *API) getPlant(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var buf [512]byte
-	writeJSON(w, http.StatusOK, plantjson.AppendItem(buf[:0], plant))
+	body := plantjson.AppendItem(buf[:0], plant)
+	tag := etagOfItem(body)
+	setETag(w, tag)
+	if inm := r.Header.Values("If-None-Match"); inm != nil && etagListed(inm, tag, true) {
+		// The client holds this state already: no body (RFC 9110 §13.1.2).
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	writeJSON(w, http.StatusOK, body)
 }

@@ -44,7 +44,8 @@ func useCases(store *memory.Store, scopes application.Scopes) Deps {
 		Create: application.NewCreatePlant(store, scopes),
 		Get:    application.NewGetPlant(store, scopes),
 		List:   application.NewListPlants(store, scopes),
-		Delete: application.NewDeletePlant(store, scopes),
+		Delete: application.NewDeletePlant(store, store, scopes),
+		Change: application.NewChangePlant(store, store, scopes),
 	}
 }
 

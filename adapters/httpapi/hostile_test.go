@@ -155,8 +155,8 @@ func TestUnknownMethodsAnswerByRoute(t *testing.T) {
 		{"FOO", "/plants", 405, "GET, HEAD, POST"},
 		{"PATCH", "/plants", 405, "GET, HEAD, POST"},
 		{"OPTIONS", "/plants", 405, "GET, HEAD, POST"},
-		{"PUT", "/plants/7", 405, "GET, HEAD, DELETE"},
-		{"FOO", "/plants/7", 405, "GET, HEAD, DELETE"},
+		{"PUT", "/plants/7", 405, "GET, HEAD, PATCH, DELETE"},
+		{"FOO", "/plants/7", 405, "GET, HEAD, PATCH, DELETE"},
 		{"FOO", "/openapi.yaml", 405, "GET, HEAD"},
 		{"POST", "/openapi.yaml", 405, "GET, HEAD"},
 	}

@@ -80,6 +80,8 @@ func outcome(success string, err error) string {
 		return "not_found"
 	case errors.Is(err, domain.ErrConflict):
 		return "conflict"
+	case errors.Is(err, application.ErrPreconditionFailed):
+		return "precondition_failed"
 	case errors.Is(err, domain.ErrInvalid):
 		return "invalid"
 	case errors.Is(err, application.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):

@@ -98,6 +98,42 @@ func (s *Store) DeletePlant(ctx context.Context, id domain.ID) (bool, error) {
 	return ok, nil
 }
 
+// ChangePlant applies change to the plant stored under id when expect is
+// nil or is exactly the stored plant.
+func (s *Store) ChangePlant(ctx context.Context, id domain.ID, change application.PlantChange, expect *domain.Plant) (application.Changed, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.begin(ctx); err != nil {
+		return application.Changed{}, err
+	}
+	rec, ok := s.plants[id]
+	switch {
+	case !ok:
+		return application.Changed{}, nil
+	case expect != nil && rec.Plant != *expect:
+		return application.Changed{Plant: rec.Plant, Found: true}, nil
+	}
+	rec.Plant = change.Apply(rec.Plant)
+	s.plants[id] = rec
+	return application.Changed{Plant: rec.Plant, Found: true, Applied: true}, nil
+}
+
+// DeletePlantIf removes the plant stored under id when it is exactly
+// expect; otherwise it answers the plant stored.
+func (s *Store) DeletePlantIf(ctx context.Context, id domain.ID, expect domain.Plant) (domain.Plant, bool, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.begin(ctx); err != nil {
+		return domain.Plant{}, false, false, err
+	}
+	rec, ok := s.plants[id]
+	if !ok || rec.Plant != expect {
+		return rec.Plant, ok, false, nil
+	}
+	delete(s.plants, id)
+	return domain.Plant{}, true, true, nil
+}
+
 // ListPlants returns at most q.Limit plants that match q, in ascending id
 // order.
 func (s *Store) ListPlants(ctx context.Context, q application.ListQuery) ([]domain.Plant, error) {

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/lib/pq"
 
@@ -14,54 +13,52 @@ import (
 )
 
 // applyOnce runs the batch statement for ws[pending] and records the answer
-// of every write in res. It returns the creates whose row was neither
-// inserted nor visible and that the re-read did not find either. On error
-// res is left untouched: the statement is atomic, and nothing of it is known.
+// of every write in res. It returns the writes whose row was not visible to
+// the statement and that the re-read did not find either. On error res is
+// left untouched: the statement is atomic, and nothing of it is known.
 func (s *Store) applyOnce(ctx context.Context, ws []write, pending []int, res []result) ([]int, error) {
-	stmt, err := s.stmts.get(ctx, s.db, writeBatch)
+	// answers[k] is the answer for ws[pending[k]]: until the statement says
+	// otherwise, what its kind assumes of a write it returns no row for.
+	answers := make([]result, len(pending))
+	var (
+		set    uint
+		kinds  []*writeKind                      // the kinds present, in the order of their bits
+		byKind = make(map[*writeKind][]write, 2) // each kind's writes, in id order
+	)
+	for _, k := range byID(ws, pending) {
+		w := ws[pending[k]]
+		if set&w.kind.bit == 0 {
+			set |= w.kind.bit
+			kinds = append(kinds, w.kind)
+		}
+		byKind[w.kind] = append(byKind[w.kind], w)
+		answers[k] = w.kind.assumed(w)
+	}
+	slices.SortFunc(kinds, func(a, b *writeKind) int { return cmp.Compare(a.bit, b.bit) })
+	var args []any
+	for _, kd := range kinds {
+		args = append(args, kd.args(s, byKind[kd])...)
+	}
+	stmt, err := s.stmts.get(ctx, s.db, batchStatement(set, kinds))
 	if err != nil {
 		return nil, err
 	}
-	var (
-		ids, deletes                 []int64
-		names, tags, creators, times []string
-		tagged                       []bool
-	)
-	// answers[k] is the answer for ws[pending[k]]: until the statement says
-	// otherwise, a create inserted its plant and a delete found nothing.
-	answers := make([]result, len(pending))
-	for _, k := range byID(ws, pending) {
-		w := ws[pending[k]]
-		if !w.create {
-			deletes = append(deletes, int64(w.id))
-			continue
-		}
-		rec := w.rec
-		ids = append(ids, int64(rec.Plant.ID()))
-		names = append(names, rec.Plant.Name().String())
-		tags, tagged = append(tags, rec.Plant.Tag().String()), append(tagged, rec.Plant.Tag().IsSet())
-		creators = append(creators, rec.CreatedBy)
-		times = append(times, rec.CreatedAt.UTC().Format(time.RFC3339Nano))
-		answers[k] = result{Value: outcome{plant: rec.Plant, inserted: true}}
-	}
-
-	rows, err := stmt.QueryxContext(ctx, bigintArray(ids), textArray(names, nil), textArray(tags, tagged),
-		textArray(creators, nil), textArray(times, nil), bigintArray(deletes), s.receivers)
+	rows, err := stmt.QueryxContext(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var (
 		index   map[int64]int // id to k, built for the first row returned
-		missing []int         // positions k of creates neither inserted nor seen
+		missing []int         // positions k of writes whose row was not visible
 	)
 	for rows.Next() {
 		var (
 			id        int64
 			name, tag sql.NullString
-			deleted   bool
+			flag      bool
 		)
-		if err := rows.Scan(&id, &name, &tag, &deleted); err != nil {
+		if err := rows.Scan(&id, &name, &tag, &flag); err != nil {
 			return nil, err
 		}
 		if index == nil {
@@ -74,13 +71,9 @@ func (s *Store) applyOnce(ctx context.Context, ws []write, pending []int, res []
 		if !ok {
 			return nil, fmt.Errorf("batch answered for id %d, which it was not given", id)
 		}
-		switch {
-		case deleted:
-			answers[k] = result{Value: outcome{deleted: true}}
-		case name.Valid:
-			answers[k] = s.restore(id, name, tag)
-		default:
-			answers[k] = result{}
+		w := ws[pending[k]]
+		var miss bool
+		if answers[k], miss = w.kind.read(s, w, name, tag, flag); miss {
 			missing = append(missing, k)
 		}
 	}
@@ -91,7 +84,7 @@ func (s *Store) applyOnce(ctx context.Context, ws []write, pending []int, res []
 	}
 
 	// A row committed by a concurrent transaction after this statement's
-	// snapshot was taken stopped our insert but is not visible to it.
+	// snapshot was taken stopped our write but is not visible to it.
 	if len(missing) > 0 {
 		if missing, err = s.reread(ctx, ws, pending, missing, answers); err != nil {
 			return nil, err
@@ -126,9 +119,9 @@ func byID(ws []write, pending []int) []int {
 	return order
 }
 
-// reread reads back the plants of the creates ws[pending[missing]] with a
-// fresh snapshot, sets the answers of those it finds, and returns the
-// positions still not found.
+// reread reads back the rows of the writes ws[pending[missing]] with a
+// fresh snapshot, sets the answers of those it finds (through their kind's
+// read), and returns the positions still not found.
 func (s *Store) reread(ctx context.Context, ws []write, pending, missing []int, answers []result) ([]int, error) {
 	reread, err := s.stmts.get(ctx, s.db, rereadPlants)
 	if err != nil {
@@ -156,8 +149,11 @@ func (s *Store) reread(ctx context.Context, ws []write, pending, missing []int, 
 			return nil, err
 		}
 		if k, ok := index[id]; ok {
-			answers[k] = s.restore(id, name, tag)
-			found[k] = true
+			w := ws[pending[k]]
+			var miss bool
+			if answers[k], miss = w.kind.read(s, w, name, tag, false); !miss {
+				found[k] = true
+			}
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -17,8 +17,8 @@ const maxAttempts = 3
 // flush stores one batch of writes. It is the batcher's flush function: it
 // answers every write, and a write whose row the database refuses fails
 // alone. Writes to one id take effect in batch order: the batch runs as
-// consecutive segments, each one statement and one commit, and a create and
-// a delete of the same id never share a segment.
+// consecutive segments, each one statement and one commit, and two writes
+// of one id share a segment only where their kind lets them share a row.
 func (s *Store) flush(ctx context.Context, batch []write) []result {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
@@ -28,8 +28,8 @@ func (s *Store) flush(ctx context.Context, batch []write) []result {
 		s.applySegment(ctx, batch, seg, out)
 	}
 	inserted := 0
-	for _, r := range out {
-		if r.Err == nil && r.Value.inserted {
+	for i, r := range out {
+		if r.Err == nil && r.Value.done && batch[i].kind == &createKind {
 			inserted++
 		}
 	}
@@ -38,26 +38,36 @@ func (s *Store) flush(ctx context.Context, batch []write) []result {
 	return out
 }
 
-// segments splits a batch, in order, into runs in which no id is both
-// created and deleted. Within a run creates and deletes touch different ids,
-// so their order does not matter and one statement can do them all; across
-// runs, order is kept by committing one run before the next starts. Runs are
-// cut only where an id changes from create to delete or back, which under
-// load is rare: most batches are one segment.
+// segments splits a batch, in order, into runs that one statement can apply
+// without reordering the writes of any id. A statement's parts all read one
+// snapshot, so none sees another's effect on a row: within a run an id is
+// written either once or only by writes of one kind that shares its row
+// (kind.shares), which answer as if applied one after the other. A run is
+// cut where an id comes again otherwise; order across runs is kept by
+// committing one run before the next starts. A run is cut as well where a
+// second kind that locks existing rows (kind.locks) would join it, so that
+// every statement locks rows in id order and batches never deadlock each
+// other. Under load cuts are rare: most batches are one segment.
 func segments(batch []write) [][]int {
 	var (
-		segs  [][]int
-		cur   = make([]int, 0, len(batch))
-		kinds = make(map[domain.ID]bool, len(batch)) // id to "is a create"
+		segs    [][]int
+		cur     = make([]int, 0, len(batch))
+		kinds   = make(map[domain.ID]*writeKind, len(batch)) // id to the kind that wrote it
+		locking *writeKind                                   // the kind of cur that locks rows
 	)
 	for i, w := range batch {
 		id := w.plantID()
-		if create, seen := kinds[id]; seen && create != w.create {
+		k, seen := kinds[id]
+		if seen && (k != w.kind || !k.shares) || w.kind.locks && locking != nil && locking != w.kind {
 			segs = append(segs, cur)
 			cur = make([]int, 0, len(batch)-i)
 			clear(kinds)
+			locking = nil
 		}
-		kinds[id] = w.create
+		if w.kind.locks {
+			locking = w.kind
+		}
+		kinds[id] = w.kind
 		cur = append(cur, i)
 	}
 	return append(segs, cur)
@@ -65,9 +75,9 @@ func segments(batch []write) [][]int {
 
 // applySegment runs the writes batch[seg] and sets their answers in out.
 // One statement may not name an id twice, so each id is written once; the
-// later writes of the id answer as if they ran right after the first: a
-// create meets the plant the first one found or stored, a delete finds the
-// plant already gone.
+// later writes of the id (of a kind that shares rows) answer as if they ran
+// right after the first: a create meets the plant the first one found or
+// stored, a delete finds the plant already gone.
 func (s *Store) applySegment(ctx context.Context, batch []write, seg []int, out []result) {
 	unique := make([]write, 0, len(seg))
 	slot := make([]int, len(seg))
@@ -88,8 +98,7 @@ func (s *Store) applySegment(ctx context.Context, batch []write, seg []int, out 
 		j := slot[k]
 		out[i] = res[j]
 		if answered[j] {
-			out[i].Value.inserted = false
-			out[i].Value.deleted = false
+			out[i].Value.done = false
 		}
 		answered[j] = true
 	}
@@ -129,7 +138,7 @@ func (s *Store) applyAll(ctx context.Context, ws []write) []result {
 			s.log.Warn("store contention", "op", "write", "err", lastErr)
 			res[p].Err = fmt.Errorf("store: %w (contention)", application.ErrUnavailable)
 		} else {
-			s.log.Error("store fault: plant neither inserted nor found", "id", int64(ws[p].plantID()))
+			s.log.Error("store fault: plant neither written nor found", "op", ws[p].kind.name, "id", int64(ws[p].plantID()))
 			res[p].Err = fmt.Errorf("store: plant %d could not be read back", ws[p].plantID())
 		}
 	}

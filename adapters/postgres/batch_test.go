@@ -25,7 +25,7 @@ func TestBatchWithOneIDTwiceInsertsTheFirst(t *testing.T) {
 		inserted bool
 	}{{first, true}, {first, false}, {first, false}, {other, true}}
 	for i, w := range want {
-		if res[i].Err != nil || res[i].Value.inserted != w.inserted || !samePlant(res[i].Value.plant, w.plant.Plant) {
+		if res[i].Err != nil || res[i].Value.done != w.inserted || !samePlant(res[i].Value.plant, w.plant.Plant) {
 			t.Errorf("result %d = %+v; want %v, inserted %v", i, res[i], w.plant.Plant, w.inserted)
 		}
 	}
@@ -40,7 +40,7 @@ func TestBatchOnAnExistingIDAnswersTheStoredPlant(t *testing.T) {
 	}
 	res := s.flush(ctx, creates(record(t, 3, "Tulip", ""), record(t, 3, "Orchid", "")))
 	for i, r := range res {
-		if r.Err != nil || r.Value.inserted || !samePlant(r.Value.plant, stored.Plant) {
+		if r.Err != nil || r.Value.done || !samePlant(r.Value.plant, stored.Plant) {
 			t.Errorf("result %d = %+v; want the stored plant, not inserted", i, r)
 		}
 	}
@@ -53,14 +53,14 @@ func TestRowRefusedByTheDatabaseFailsAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	batch := creates(record(t, 1, "Daisy", ""), record(t, 2, "Poison", ""), record(t, 3, "Lotus", ""), record(t, 2, "Poison", ""))
-	batch = append(batch, write{id: 9})
+	batch = append(batch, deleteWrite(9))
 
 	res := s.flush(context.Background(), batch)
-	if res[4].Err != nil || res[4].Value.deleted {
+	if res[4].Err != nil || res[4].Value.done {
 		t.Errorf("delete beside the refused row = %+v; want not found, no error", res[4])
 	}
 	for _, i := range []int{0, 2} {
-		if res[i].Err != nil || !res[i].Value.inserted {
+		if res[i].Err != nil || !res[i].Value.done {
 			t.Errorf("neighbour %d = %+v; want inserted", i, res[i])
 		}
 	}
@@ -101,10 +101,10 @@ func TestRowCommittedDuringTheStatementIsReadBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := <-done
-	if r := res[0]; r.Err != nil || r.Value.inserted || r.Value.plant.Name().String() != "Rival" {
+	if r := res[0]; r.Err != nil || r.Value.done || r.Value.plant.Name().String() != "Rival" {
 		t.Errorf("contested id = %+v; want the rival's plant, not inserted", r)
 	}
-	if r := res[1]; r.Err != nil || !r.Value.inserted {
+	if r := res[1]; r.Err != nil || !r.Value.done {
 		t.Errorf("free id = %+v; want inserted", r)
 	}
 }
@@ -113,7 +113,7 @@ func TestRowCommittedDuringTheStatementIsReadBack(t *testing.T) {
 func creates(recs ...application.Record) []write {
 	ws := make([]write, len(recs))
 	for i, rec := range recs {
-		ws[i] = write{create: true, rec: rec}
+		ws[i] = createWrite(rec)
 	}
 	return ws
 }
@@ -125,16 +125,16 @@ func TestBatchKeepsTheOrderOfWritesToOneID(t *testing.T) {
 	ctx := context.Background()
 	sage, thyme := record(t, 7, "Sage", ""), record(t, 7, "Thyme", "herb")
 	res := s.flush(ctx, []write{
-		{create: true, rec: sage}, {id: 7}, {id: 7}, {create: true, rec: thyme}, {create: true, rec: sage},
-		{id: 8}, {create: true, rec: record(t, 8, "Mint", "")},
+		createWrite(sage), deleteWrite(7), deleteWrite(7), createWrite(thyme), createWrite(sage),
+		deleteWrite(8), createWrite(record(t, 8, "Mint", "")),
 	})
 	want := []outcome{
-		{plant: sage.Plant, inserted: true}, {deleted: true}, {}, {plant: thyme.Plant, inserted: true}, {plant: thyme.Plant},
-		{}, {plant: record(t, 8, "Mint", "").Plant, inserted: true},
+		{plant: sage.Plant, done: true}, {done: true}, {}, {plant: thyme.Plant, done: true}, {plant: thyme.Plant},
+		{}, {plant: record(t, 8, "Mint", "").Plant, done: true},
 	}
 	for i, w := range want {
 		got := res[i].Value
-		if res[i].Err != nil || got.inserted != w.inserted || got.deleted != w.deleted || got.plant != w.plant {
+		if res[i].Err != nil || got != w {
 			t.Errorf("write %d = %+v, %v; want %+v", i, got, res[i].Err, w)
 		}
 	}
@@ -144,8 +144,9 @@ func TestBatchKeepsTheOrderOfWritesToOneID(t *testing.T) {
 }
 
 func TestSegmentsCutOnlyWhereAnIDChangesKind(t *testing.T) {
-	c := func(id int64) write { return write{create: true, rec: application.Record{Plant: plantOf(t, id)}} }
-	d := func(id int64) write { return write{id: domain.ID(id)} }
+	c := func(id int64) write { return createWrite(application.Record{Plant: plantOf(t, id)}) }
+	d := func(id int64) write { return deleteWrite(domain.ID(id)) }
+	ch := func(id int64) write { return changeWrite(t, domain.ID(id), "p", nil) }
 	tests := []struct {
 		name  string
 		batch []write
@@ -156,6 +157,10 @@ func TestSegmentsCutOnlyWhereAnIDChangesKind(t *testing.T) {
 		{"different ids mix", []write{c(1), d(2), c(3), d(4)}, [][]int{{0, 1, 2, 3}}},
 		{"create then delete", []write{c(1), c(2), d(1), d(3)}, [][]int{{0, 1}, {2, 3}}},
 		{"back and forth", []write{d(5), c(5), d(5), c(6)}, [][]int{{0}, {1}, {2, 3}}},
+		{"changes never share", []write{ch(1), ch(1), ch(2), c(3)}, [][]int{{0}, {1, 2, 3}}},
+		{"creates beside one locking kind", []write{c(1), ch(2), c(3), ch(4)}, [][]int{{0, 1, 2, 3}}},
+		{"one locking kind at a time", []write{c(1), ch(2), d(3), c(4), d(5), ch(6)}, [][]int{{0, 1}, {2, 3, 4}, {5}}},
+		{"change between create and delete", []write{c(1), ch(1), d(1)}, [][]int{{0}, {1}, {2}}},
 	}
 	for _, tt := range tests {
 		if got := segments(tt.batch); !reflect.DeepEqual(got, tt.want) {
@@ -174,4 +179,70 @@ func waitForLockWaits(t *testing.T, admin *sqlx.DB, dbname string, n int) {
 		err := admin.Get(&waiting, "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'", dbname)
 		return err == nil && waiting >= n
 	}, 30*time.Second, 10*time.Millisecond, "%d batch statements wait for a concurrent insert", n)
+}
+
+// changeWrite is a change of id's name, expecting expect when not nil.
+func changeWrite(t *testing.T, id domain.ID, name string, expect *domain.Plant) write {
+	t.Helper()
+	n, err := domain.ParseName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return write{kind: &changeKind, id: id, arg: change{set: application.PlantChange{Name: &n}, expect: expect}}
+}
+
+// Writes of every kind to one id in one batch take effect in batch order,
+// beside writes to other ids.
+func TestBatchKeepsTheOrderOfEveryKindOfWrite(t *testing.T) {
+	s, _ := newStore(t)
+	sage, mint := record(t, 7, "Sage", ""), record(t, 8, "Mint", "")
+	thyme := record(t, 7, "Thyme", "").Plant
+	res := s.flush(context.Background(), []write{
+		createWrite(sage), createWrite(mint),
+		changeWrite(t, 7, "Thyme", nil),
+		changeWrite(t, 7, "Basil", &sage.Plant), // Sage is gone: refused
+		changeWrite(t, 8, "Mint", &mint.Plant),
+		{kind: &deleteIfKind, id: 7, arg: thyme},
+		changeWrite(t, 7, "Dill", nil), // nothing stored
+		createWrite(sage), deleteWrite(8),
+	})
+	want := []outcome{
+		{plant: sage.Plant, done: true}, {plant: mint.Plant, done: true},
+		{plant: thyme, done: true},
+		{plant: thyme},
+		{plant: mint.Plant, done: true},
+		{done: true},
+		{absent: true},
+		{plant: sage.Plant, done: true}, {done: true},
+	}
+	for i, w := range want {
+		if got := res[i].Value; res[i].Err != nil || got != w {
+			t.Errorf("write %d = %+v, %v; want %+v", i, got, res[i].Err, w)
+		}
+	}
+}
+
+// One batch applies writes of every kind to different ids: the creates in
+// the statement of the first kind that locks rows, each other such kind in
+// a statement of its own.
+func TestOneBatchAppliesEveryKind(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := context.Background()
+	two, three, four := record(t, 2, "Two", ""), record(t, 3, "Three", "x"), record(t, 4, "Four", "")
+	for _, r := range []application.Record{two, three, four} {
+		if _, _, err := s.InsertIfAbsent(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	batch := []write{createWrite(record(t, 1, "One", "")), deleteWrite(2), changeWrite(t, 3, "Moss", &three.Plant), {kind: &deleteIfKind, id: 4, arg: four.Plant}}
+	if segs := segments(batch); !reflect.DeepEqual(segs, [][]int{{0, 1}, {2}, {3}}) {
+		t.Fatalf("segments %v; want the create with the delete, then one per kind", segs)
+	}
+	res := s.flush(ctx, batch)
+	want := []outcome{{plant: record(t, 1, "One", "").Plant, done: true}, {done: true}, {plant: record(t, 3, "Moss", "x").Plant, done: true}, {done: true}}
+	for i, w := range want {
+		if res[i].Err != nil || res[i].Value != w {
+			t.Errorf("write %d = %+v, %v; want %+v", i, res[i].Value, res[i].Err, w)
+		}
+	}
 }

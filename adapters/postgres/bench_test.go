@@ -2,11 +2,15 @@ package postgres
 
 import (
 	"context"
+	"math/rand/v2"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/domain"
 )
 
 // BenchmarkInsertIfAbsent measures creates of distinct plants from many
@@ -51,6 +55,63 @@ func BenchmarkSingleInsert(b *testing.B) {
 				"INSERT INTO plants (id, name, tag, created_by, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING",
 				next.Add(1), "Bench", "load", "bench", now)
 			if err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// benchPlants is how many plants the change benchmarks preload.
+const benchPlants = 100_000
+
+// preload stores plants 1..benchPlants in s's database.
+func preload(b *testing.B, s *Store) {
+	b.Helper()
+	if _, err := s.db.Exec(`INSERT INTO plants (id, name, tag, created_by, created_at)
+		SELECT id, 'Monstera deliciosa', 'indoor', 'preload', now() FROM generate_series(1, $1::bigint) AS id`, benchPlants); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.db.Exec("VACUUM ANALYZE plants"); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkChangePlant measures changes of random stored plants from many
+// goroutines, which group commit gathers into batches, as the service runs
+// them.
+func BenchmarkChangePlant(b *testing.B) {
+	s, _ := newStore(b)
+	preload(b, s)
+	names := [2]domain.Name{record(b, 1, "Monstera adansonii", "").Plant.Name(), record(b, 1, "Monstera deliciosa", "").Plant.Name()}
+	b.ReportAllocs()
+	b.SetParallelism(16)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			name := names[rand.IntN(2)]
+			res, err := s.ChangePlant(context.Background(), domain.ID(1+rand.Int64N(benchPlants)), application.PlantChange{Name: &name}, nil)
+			if err != nil || !res.Applied {
+				b.Errorf("ChangePlant: %+v, %v", res, err)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkSingleUpdate is the naive baseline of changes: one unprepared
+// UPDATE and one commit per change, from as many goroutines.
+func BenchmarkSingleUpdate(b *testing.B) {
+	s, _ := newStore(b)
+	preload(b, s)
+	names := [2]string{"Monstera adansonii", "Monstera deliciosa"}
+	b.ReportAllocs()
+	b.SetParallelism(16)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := s.db.ExecContext(context.Background(), "UPDATE plants SET name = $1 WHERE id = $2",
+				names[rand.IntN(2)], 1+rand.Int64N(benchPlants)); err != nil {
 				b.Error(err)
 				return
 			}

@@ -27,7 +27,7 @@ func TestConcurrentBatchesSharingIDsDoNotDeadlock(t *testing.T) {
 	const n, middle = 200, 100
 	ascending := make([]write, 0, n)
 	for id := int64(1); id <= n; id++ {
-		ascending = append(ascending, write{create: true, rec: record(t, id, "Fern", "")})
+		ascending = append(ascending, createWrite(record(t, id, "Fern", "")))
 	}
 	descending := make([]write, 0, n)
 	for i := n - 1; i >= 0; i-- {
@@ -53,7 +53,7 @@ func TestConcurrentBatchesSharingIDsDoNotDeadlock(t *testing.T) {
 			if r.Err != nil {
 				t.Fatalf("batch %d, write %d: %v", i, k, r.Err)
 			}
-			if r.Value.inserted {
+			if r.Value.done {
 				inserted++
 			}
 		}
@@ -113,4 +113,70 @@ func deadlocks(t *testing.T, s *Store, admin *sqlx.DB, dbname string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// Batches of changes and deletes that share ids wait for each other
+// instead of deadlocking. Were a delete and a change in one statement, its
+// parts would take their locks one kind after the other: the first batch
+// would hold 1 and want 2 for its change while the second held 2 and wanted
+// 1. Each statement holds one kind of write that locks rows instead.
+func TestConcurrentBatchesOfChangesAndDeletesDoNotDeadlock(t *testing.T) {
+	s, url := newStore(t)
+	admin := pgtest.Admin(t)
+	dbname := pgtest.DatabaseName(url)
+	for _, id := range []int64{1, 2, 10, 11} {
+		if _, _, err := s.InsertIfAbsent(context.Background(), record(t, id, "Fern", "")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := []write{deleteWrite(1), deleteWrite(10), changeWrite(t, 2, "Moss", nil)}
+	second := []write{deleteWrite(2), deleteWrite(11), changeWrite(t, 1, "Moss", nil)}
+
+	// Another client holds 10 and 11, so that each batch has taken the
+	// first id of its deletes when they wait.
+	release := holdUpdate(t, url, 10, 11)
+	var wg sync.WaitGroup
+	results := make([][]result, 2)
+	for i, batch := range [][]write{first, second} {
+		wg.Go(func() { results[i] = s.flush(context.Background(), batch) })
+	}
+	waitForLockWaits(t, admin, dbname, 2)
+	release()
+	wg.Wait()
+	for i, res := range results {
+		for k, r := range res {
+			if r.Err != nil {
+				t.Fatalf("batch %d, write %d: %v", i, k, r.Err)
+			}
+		}
+	}
+	if got := deadlocks(t, s, admin, dbname); got != 0 {
+		t.Errorf("PostgreSQL detected %d deadlocks between the batches; want none", got)
+	}
+}
+
+// holdUpdate locks the rows of ids in a transaction of a connection of its
+// own, and returns the function that rolls it back and closes the connection.
+func holdUpdate(t *testing.T, url string, ids ...int64) (release func()) {
+	t.Helper()
+	db, err := sqlx.Open("postgres", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	tx, err := db.Beginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if _, err := tx.Exec("UPDATE plants SET name = 'Held' WHERE id = $1", id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return func() {
+		if err := tx.Rollback(); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+	}
 }

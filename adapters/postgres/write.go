@@ -10,25 +10,37 @@ import (
 	"github.com/plantstore/plantstore/domain"
 )
 
-// write is one operation of a batch: the create of rec, or the delete of id.
+// write is one operation of a batch: its kind says how the batch statement
+// applies it and reads its answer (see kind).
 type write struct {
-	create bool
-	rec    application.Record // a create's record
-	id     domain.ID          // a delete's id
+	kind *writeKind
+	id   domain.ID          // the plant it writes
+	rec  application.Record // a create's record
+	arg  any                // what a write of another kind carries, read by its kind
 }
 
-func (w write) plantID() domain.ID {
-	if w.create {
-		return w.rec.Plant.ID()
-	}
-	return w.id
+// createWrite is the create of rec.
+func createWrite(rec application.Record) write {
+	return write{kind: &createKind, id: rec.Plant.ID(), rec: rec}
 }
 
-// outcome is what one write did.
+// deleteWrite is the delete of the plant stored under id.
+func deleteWrite(id domain.ID) write { return write{kind: &deleteKind, id: id} }
+
+func (w write) plantID() domain.ID { return w.id }
+
+// outcome is what one write did, in terms every kind shares.
 type outcome struct {
-	plant    domain.Plant // a create: the plant stored under its id
-	inserted bool         // a create: this write stored it
-	deleted  bool         // a delete: a plant was removed
+	// plant is the plant stored under the id once the write ran: what a
+	// create stored or met, what a change stored or met.
+	plant domain.Plant
+	// done says that this write took effect: a create inserted, a delete
+	// removed a plant. A later write of the same id that shared its row
+	// (see writeKind.shares) answers with it clear.
+	done bool
+	// absent says that no plant was stored under the id for a write that
+	// needs one.
+	absent bool
 }
 
 // result is the answer for one write of a batch.
@@ -38,15 +50,15 @@ type result = groupcommit.Result[outcome]
 // the plant stored under that id and whether this call stored it. It returns
 // only after the batch holding rec has committed.
 func (s *Store) InsertIfAbsent(ctx context.Context, rec application.Record) (domain.Plant, bool, error) {
-	res, err := s.submit(ctx, write{create: true, rec: rec})
-	return res.plant, res.inserted, err
+	res, err := s.submit(ctx, createWrite(rec))
+	return res.plant, res.done, err
 }
 
 // DeletePlant removes the plant stored under id and reports whether there was
 // one. It returns only after the batch holding the delete has committed.
 func (s *Store) DeletePlant(ctx context.Context, id domain.ID) (bool, error) {
-	res, err := s.submit(ctx, write{id: id})
-	return res.deleted, err
+	res, err := s.submit(ctx, deleteWrite(id))
+	return res.done, err
 }
 
 // submit hands w to the batcher and waits for its batch to commit.

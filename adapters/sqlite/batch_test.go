@@ -19,7 +19,7 @@ func TestOneBatchSeesItsOwnEarlierRows(t *testing.T) {
 
 	results := s.flush(context.Background(), creates(recordOf(a), recordOf(a), recordOf(b), recordOf(c)))
 
-	want := []writeOutcome{{stored: a, inserted: true}, {stored: a}, {stored: a}, {stored: c, inserted: true}}
+	want := []writeOutcome{{stored: a, done: true}, {stored: a}, {stored: a}, {stored: c, done: true}}
 	for i, r := range results {
 		if r.Err != nil || r.Value != want[i] {
 			t.Errorf("create %d: %+v, %v; want %+v", i, r.Value, r.Err, want[i])
@@ -31,7 +31,7 @@ func TestOneBatchSeesItsOwnEarlierRows(t *testing.T) {
 func creates(recs ...application.Record) []write {
 	ws := make([]write, len(recs))
 	for i, rec := range recs {
-		ws[i] = write{create: true, rec: rec}
+		ws[i] = createWrite(rec)
 	}
 	return ws
 }
@@ -43,13 +43,13 @@ func TestOneBatchAppliesWritesToOneIDInOrder(t *testing.T) {
 	mint := mustPlant(t, 8, "Mint", nil)
 
 	results := s.flush(context.Background(), []write{
-		{create: true, rec: recordOf(sage)}, {id: 7}, {id: 7}, {create: true, rec: recordOf(thyme)},
-		{create: true, rec: recordOf(sage)}, {id: 8}, {create: true, rec: recordOf(mint)},
+		createWrite(recordOf(sage)), deleteWrite(7), deleteWrite(7), createWrite(recordOf(thyme)),
+		createWrite(recordOf(sage)), deleteWrite(8), createWrite(recordOf(mint)),
 	})
 
 	want := []writeOutcome{
-		{stored: sage, inserted: true}, {deleted: true}, {}, {stored: thyme, inserted: true},
-		{stored: thyme}, {}, {stored: mint, inserted: true},
+		{stored: sage, done: true}, {done: true}, {}, {stored: thyme, done: true},
+		{stored: thyme}, {}, {stored: mint, done: true},
 	}
 	for i, r := range results {
 		if r.Err != nil || r.Value != want[i] {
@@ -75,7 +75,7 @@ func TestABadStoredRowFailsOnlyItsOwnCreate(t *testing.T) {
 	if results[0].Err == nil || errors.Is(results[0].Err, application.ErrUnavailable) {
 		t.Errorf("create over the bad row: %v, want a fault", results[0].Err)
 	}
-	if r := results[1]; r.Err != nil || r.Value != (writeOutcome{stored: good, inserted: true}) {
+	if r := results[1]; r.Err != nil || r.Value != (writeOutcome{stored: good, done: true}) {
 		t.Errorf("neighbour create: %+v, %v; want inserted", r.Value, r.Err)
 	}
 	stored, inserted, err := s.InsertIfAbsent(ctx, recordOf(good))
@@ -149,6 +149,35 @@ func TestCloseFinishesWaitingCreates(t *testing.T) {
 	for _, p := range plants {
 		if stored, inserted, err := again.InsertIfAbsent(context.Background(), recordOf(p)); err != nil || inserted || stored != p {
 			t.Errorf("plant %d not durable: %v, %v, %v", p.ID(), stored, inserted, err)
+		}
+	}
+}
+
+// Writes of every kind to one id in one batch take effect in batch order.
+func TestOneBatchAppliesEveryKindOfWriteInOrder(t *testing.T) {
+	s := newStore(t)
+	sage, mint := mustPlant(t, 7, "Sage", nil), mustPlant(t, 8, "Mint", nil)
+	thyme := mustPlant(t, 7, "Thyme", nil)
+	rename := func(id domain.ID, to domain.Plant, expect *domain.Plant) write {
+		name := to.Name()
+		return write{kind: &changeKind, id: id, arg: change{set: application.PlantChange{Name: &name}, expect: expect}}
+	}
+	results := s.flush(context.Background(), []write{
+		createWrite(recordOf(sage)), createWrite(recordOf(mint)),
+		rename(7, thyme, nil),
+		rename(7, mint, &sage), // Sage is gone: refused
+		{kind: &deleteIfKind, id: 7, arg: thyme},
+		rename(7, sage, nil), // nothing stored
+		createWrite(recordOf(sage)), deleteWrite(8),
+	})
+	want := []writeOutcome{
+		{stored: sage, done: true}, {stored: mint, done: true},
+		{stored: thyme, done: true}, {stored: thyme}, {done: true}, {absent: true},
+		{stored: sage, done: true}, {done: true},
+	}
+	for i, r := range results {
+		if r.Err != nil || r.Value != want[i] {
+			t.Errorf("write %d: %+v, %v; want %+v", i, r.Value, r.Err, want[i])
 		}
 	}
 }

@@ -35,10 +35,10 @@ type Store struct {
 	read  *sqlx.DB // readers, which WAL lets run beside the writer
 
 	batcher *groupcommit.Batcher[write, writeOutcome]
-	// Statements prepared on the write connection the first time a batch is
-	// flushed (the table may not exist at Open). Only the single writer
+	// Statements prepared on the write connection the first time a batch
+	// needs them (the table may not exist at Open). Only the single writer
 	// goroutine touches them until Close.
-	stmts *statements
+	stmts statements
 
 	metrics   *metrics
 	receivers []string

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
 
@@ -105,5 +106,93 @@ func mustDelete(t *testing.T, s Store, id domain.ID, want bool) {
 	}
 	if deleted != want {
 		t.Fatalf("DeletePlant(%d) = %v, want %v", id, deleted, want)
+	}
+}
+
+func deletesOnlyTheExpectedPlant(t *testing.T, h Harness) {
+	s := h.Open(t)
+	p := plant(t, 130, "Begonia", tag("shade"))
+	other := plant(t, 130, "Begonia", nil)
+	mustInsert(t, s, p)
+	stored, found, deleted, err := s.DeletePlantIf(context.Background(), 130, other)
+	if err != nil || !found || deleted || stored != p {
+		t.Fatalf("DeletePlantIf(another plant) = %s, %v, %v, %v; want the stored plant, kept", describe(stored), found, deleted, err)
+	}
+	if _, found, deleted, err := s.DeletePlantIf(context.Background(), 130, p); err != nil || !found || !deleted {
+		t.Fatalf("DeletePlantIf(the stored plant) = %v, %v, %v; want deleted", found, deleted, err)
+	}
+	if _, found, deleted, err := s.DeletePlantIf(context.Background(), 130, p); err != nil || found || deleted {
+		t.Fatalf("DeletePlantIf(a deleted plant) = %v, %v, %v; want not found", found, deleted, err)
+	}
+	mustDelete(t, s, 130, false)
+}
+
+// oneWinnerAmongDeletesAndChangesExpectingOnePlant races conditional
+// deletes and changes that all expect the plant as first stored, half of
+// them through a second store on the same database when the harness has
+// one: exactly one takes effect, and every other one finds what it left.
+func oneWinnerAmongDeletesAndChangesExpectingOnePlant(t *testing.T, h Harness) {
+	s := h.Open(t)
+	other := s
+	if h.Reopen != nil {
+		other = h.Reopen(t, s)
+	}
+	original := plant(t, 131, "Original", nil)
+	mustInsert(t, s, original)
+	const callers = 32
+	type answer struct {
+		stored        domain.Plant
+		found, didIt  bool
+		deleteNotEdit bool
+	}
+	answers := make([]answer, callers)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range callers {
+		wg.Go(func() {
+			<-start
+			store := s
+			if i%2 == 1 {
+				store = other
+			}
+			var a answer
+			var err error
+			if i%4 < 2 {
+				a.deleteNotEdit = true
+				a.stored, a.found, a.didIt, err = store.DeletePlantIf(context.Background(), 131, original)
+			} else {
+				name := plant(t, 131, "Changed", nil).Name()
+				var res application.Changed
+				res, err = store.ChangePlant(context.Background(), 131, application.PlantChange{Name: &name}, &original)
+				a.stored, a.found, a.didIt = res.Plant, res.Found, res.Applied
+			}
+			if err != nil {
+				t.Errorf("caller %d: %v", i, err)
+			}
+			answers[i] = a
+		})
+	}
+	close(start)
+	wg.Wait()
+	var winner *answer
+	for i := range answers {
+		if answers[i].didIt {
+			if winner != nil {
+				t.Fatalf("two writes expecting one plant took effect: %+v", answers)
+			}
+			winner = &answers[i]
+		}
+	}
+	if winner == nil {
+		t.Fatalf("no write expecting the stored plant took effect: %+v", answers)
+	}
+	stored, found, err := s.FindPlant(context.Background(), 131)
+	if err != nil || found == winner.deleteNotEdit {
+		t.Fatalf("after the race the store holds %s, %v, %v; the winner was a delete: %v", describe(stored), found, err, winner.deleteNotEdit)
+	}
+	for i, a := range answers {
+		if !a.didIt && (a.found != found || (found && a.stored != stored)) {
+			t.Errorf("caller %d answered %+v; want what the winner left", i, a)
+		}
 	}
 }

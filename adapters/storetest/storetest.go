@@ -16,6 +16,7 @@ type Store interface {
 	application.PlantDeleter
 	application.PlantLister
 	application.PlantFinder
+	application.PlantChanger
 }
 
 // OutboxStore is a store with its outbox of new-plant events.
@@ -68,6 +69,11 @@ func Run(t *testing.T, h Harness) {
 		{"ListsByExactTag", listsByExactTag},
 		{"ListsNothingFromAnEmptyStore", listsNothingFromAnEmptyStore},
 		{"WalksEveryStablePlantOnceWhileOthersChange", walksEveryStablePlantOnceWhileOthersChange},
+		{"ChangesAStoredPlant", changesAStoredPlant},
+		{"KeepsTheOrderOfChangesCreatesAndDeletes", keepsTheOrderOfChangesCreatesAndDeletes},
+		{"OneWinnerAmongChangesExpectingOnePlant", oneWinnerAmongChangesExpectingOnePlant},
+		{"DeletesOnlyTheExpectedPlant", deletesOnlyTheExpectedPlant},
+		{"OneWinnerAmongDeletesAndChangesExpectingOnePlant", oneWinnerAmongDeletesAndChangesExpectingOnePlant},
 		{"FindsStoredPlantsByID", findsStoredPlantsByID},
 		{"FindsEveryAcknowledgedCreateAtOnce", findsEveryAcknowledgedCreateAtOnce},
 		{"AnnouncesEveryStoredPlantToEveryReceiver", announcesEveryStoredPlantToEveryReceiver},

@@ -20,7 +20,7 @@ import (
 type storeSettings struct {
 	DatabaseURL  databaseURL   `flag:"database-url" default:"sqlite:plantstore.db" secret:"url" help:"the store: sqlite:PATH (embedded) or postgres://... / postgresql://..."`
 	Migrate      bool          `flag:"migrate" default:"true" help:"apply schema migrations when serve starts"`
-	BatchMaxSize int           `flag:"batch-max-size" default:"256" check:"positive" help:"most writes (creates and deletes) gathered into one statement and commit"`
+	BatchMaxSize int           `flag:"batch-max-size" default:"256" check:"positive" help:"most writes (creates, changes and deletes) gathered into one statement and commit"`
 	BatchMaxWait time.Duration `flag:"batch-max-wait" default:"0s" check:"nonnegative" help:"longest a write waits for others to share its commit (0: only those already queued; the next batch gathers while one commits)"`
 }
 
@@ -93,6 +93,7 @@ var storePorts = []fx.Annotation{
 	fx.As(new(application.PlantFinder)),
 	fx.As(new(application.PlantLister)),
 	fx.As(new(application.PlantDeleter)),
+	fx.As(new(application.PlantChanger)),
 	fx.As(new(application.EventSource)),
 	fx.As(new(application.EventLog)),
 	fx.As(new(webhook.OutboxStats)),

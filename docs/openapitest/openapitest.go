@@ -72,9 +72,33 @@ func (c *Contract) Check(t testing.TB, req *http.Request, resp *http.Response, b
 	if req.Method == http.MethodHead && len(body) > 0 {
 		t.Errorf("openapi: HEAD %s answered a %d-byte body", req.URL.Path, len(body))
 	}
+	if resp.StatusCode == http.StatusNotModified {
+		// kin-openapi validates no 304: check it here.
+		c.checkNotModified(t, req, route, resp, body)
+		return
+	}
 	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
 		t.Errorf("openapi: %s %s answered %d %s %q, which the document does not allow: %v",
 			req.Method, req.URL.Path, resp.StatusCode, resp.Header.Get("Content-Type"), clip(body), err)
+	}
+}
+
+// checkNotModified fails t unless the operation of route documents a 304,
+// resp has every header the document requires of it, and no body.
+func (c *Contract) checkNotModified(t testing.TB, req *http.Request, route *routers.Route, resp *http.Response, body []byte) {
+	t.Helper()
+	ref := route.Operation.Responses.Status(http.StatusNotModified)
+	if ref == nil || ref.Value == nil {
+		t.Errorf("openapi: %s %s answered 304, which the document does not allow", req.Method, req.URL.Path)
+		return
+	}
+	for name, h := range ref.Value.Headers {
+		if h.Value != nil && h.Value.Required && resp.Header.Get(name) == "" {
+			t.Errorf("openapi: %s %s answered 304 without its %s header", req.Method, req.URL.Path, name)
+		}
+	}
+	if len(body) > 0 {
+		t.Errorf("openapi: %s %s answered 304 with a %d-byte body", req.Method, req.URL.Path, len(body))
 	}
 }
 

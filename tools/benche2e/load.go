@@ -48,6 +48,9 @@ func (b *bench) length(c *cell) time.Duration {
 // result that ends in the window with the body of its request.
 func (b *bench) vegetaLoad(ctx context.Context, base string, c *cell, each func(res *vegeta.Result, sent []byte)) (*sample, error) {
 	header := http.Header{"Authorization": {"Bearer " + b.token}, "Content-Type": {"application/json"}}
+	for k, v := range c.sc.header {
+		header.Set(k, v)
+	}
 	targeter := func(t *vegeta.Target) error {
 		path, body := c.sc.request(c.sc.id(b.o.preload, c.ids))
 		t.Method, t.URL, t.Body, t.Header = c.sc.method, base+path, body, header

@@ -102,7 +102,7 @@ func parseOptions(args []string) (options, error) {
 	counts(fs, &o.sqliteConns, "sqlite-conns", "the same on the embedded store (default as -conns)")
 	counts(fs, &o.pgbenchClients, "pgbench-clients", "pgbench clients; the first is the reference of the ratio (default 16)")
 	counts(fs, &o.rates, "rate", "requests per second of open-loop service cells, besides the closed-loop ones")
-	fs.Func("preload", "plants 1..N loaded before the first round (default 1000000 when get, get-refused, list or delete is measured, else 0)", func(v string) (err error) {
+	fs.Func("preload", "plants 1..N loaded before the first round (default 1000000 when get, get-not-modified, get-refused, list, change or delete is measured, else 0)", func(v string) (err error) {
 		if o.preload, err = strconv.ParseInt(v, 10, 64); err == nil && o.preload < 0 {
 			err = errors.New("want a count of plants")
 		}
@@ -143,7 +143,9 @@ func parseOptions(args []string) (options, error) {
 	if o.sqliteConns == nil {
 		o.sqliteConns = o.conns
 	}
-	reads := slices.Contains(o.ops, "get") || slices.Contains(o.ops, "get-refused") || slices.Contains(o.ops, "list")
+	reads := slices.ContainsFunc(o.ops, func(op string) bool {
+		return slices.Contains([]string{"get", "get-not-modified", "get-refused", "list", "change"}, op)
+	})
 	if o.preload < 0 {
 		o.preload = 0
 		if reads || slices.Contains(o.ops, "delete") {
@@ -158,7 +160,7 @@ func parseOptions(args []string) (options, error) {
 	case o.lagRate < 1 || o.lagDuration < time.Second || o.lagDrain < 0 || o.deliverEvents < 5:
 		return o, errors.New("-lag-rate must be positive, -deliver-events at least 5, -lag-duration at least 1s and -lag-drain not negative")
 	case reads && o.preload < listLimit:
-		return o, fmt.Errorf("get, get-refused and list need -preload of at least %d", listLimit)
+		return o, fmt.Errorf("get, get-not-modified, get-refused, list and change need -preload of at least %d", listLimit)
 	case len(o.pgbenchClients) == 0:
 		return o, errors.New("-pgbench-clients: want at least one")
 	}

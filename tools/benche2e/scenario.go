@@ -37,6 +37,9 @@ type scenario struct {
 	consumes bool
 	method   string
 	request  func(id int64) (path string, body []byte)
+	// header holds the request's headers besides the token and the JSON
+	// content type; lua must send them too.
+	header map[string]string
 	// lua is the body of wrk's request(): the same request in Lua, with
 	// rows the preloaded plants and take() the next id of the cell's range.
 	lua string
@@ -94,6 +97,22 @@ SELECT name, tag FROM plants WHERE id = :id;
 `,
 	sql: `SELECT name, tag FROM plants WHERE id = ?`,
 }, {
+	// A read the client holds already: If-None-Match matches the stored
+	// plant, so the answer is 304 without a body. "*" matches every stored
+	// plant as its own ETag would, so that the load computes no tags; the
+	// service reads the plant and hashes its JSON all the same. Against the
+	// reference of get, so that the two rows compare.
+	name: "get-not-modified", conns: 64, method: "GET", refOp: "get",
+	id:      func(rows int64, _ *idRange) int64 { return 1 + rand.Int64N(rows) },
+	request: func(id int64) (string, []byte) { return fmt.Sprintf("/plants/%d", id), nil },
+	header:  map[string]string{"If-None-Match": "*"},
+	lua: `  if not inm then
+    inm = {}
+    for k, v in pairs(wrk.headers) do inm[k] = v end
+    inm["If-None-Match"] = "*"
+  end
+  return wrk.format("GET", "/plants/" .. math.random(1, rows), inm)`,
+}, {
 	// The HTTP path of a read without the store: the same route, token,
 	// routing, error body and access line, refused with 400 before the store
 	// is asked. Every answer is a non-2xx by design; the row bounds what any
@@ -115,6 +134,23 @@ SELECT id, name, tag FROM plants WHERE id > :after ORDER BY id LIMIT %[1]d;
 `, listLimit),
 	sql: fmt.Sprintf(`SELECT id, name, tag FROM plants WHERE id > ? ORDER BY id LIMIT %d`, listLimit),
 }, {
+	// A change of a stored plant's name. The name is one of two, drawn at
+	// random, so that most changes write a new value; the references run
+	// the same single-row UPDATE.
+	name: "change", conns: 64, method: "PATCH",
+	id: func(rows int64, _ *idRange) int64 { return 1 + rand.Int64N(rows) },
+	request: func(id int64) (string, []byte) {
+		return fmt.Sprintf("/plants/%d", id), fmt.Appendf(nil, `{"name":%q}`, changeNames[rand.IntN(2)])
+	},
+	lua: `  local names = {'{"name":"Monstera adansonii"}', '{"name":"Monstera deliciosa"}'}
+  return wrk.format("PATCH", "/plants/" .. math.random(1, rows), nil, names[math.random(1, 2)])`,
+	pgbench: `\set id random(1, :rows)
+\set n random(0, 1)
+UPDATE plants SET name = CASE WHEN :n = 0 THEN 'Monstera adansonii' ELSE 'Monstera deliciosa' END WHERE id = :id;
+`,
+	sql:   `UPDATE plants SET name = CASE abs(random()) % 2 WHEN 0 THEN 'Monstera adansonii' ELSE 'Monstera deliciosa' END WHERE id = ?`,
+	write: true,
+}, {
 	// A DELETE that matches nothing commits without flushing the WAL, so
 	// every delete must hit a stored row: each cell consumes a preloaded range
 	// of its own, each id once. The HTTP load and the loop take ids from the
@@ -131,6 +167,9 @@ SELECT id, name, tag FROM plants WHERE id > :after ORDER BY id LIMIT %[1]d;
 	sql:   `DELETE FROM plants WHERE id = ?`,
 	write: true,
 }})
+
+// changeNames are the names the change scenario sets.
+var changeNames = [2]string{"Monstera adansonii", "Monstera deliciosa"}
 
 // scenarioNamed returns the scenario of that name.
 func scenarioNamed(name string) scenario {

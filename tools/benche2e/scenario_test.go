@@ -53,7 +53,7 @@ func TestScenarioIDsHitThePreloadedPlants(t *testing.T) {
 				if id < freshIDs {
 					t.Fatalf("create id %d among the stored ones", id)
 				}
-			case "get":
+			case "get", "get-not-modified", "change":
 				if id < 1 || id > rows {
 					t.Fatalf("get id %d not stored", id)
 				}

@@ -14,8 +14,9 @@ import (
 )
 
 // wrk's scripts send each scenario's requests with the token: creates with
-// distinct ids, deletes taking each id of the cell's range once, and the
-// result line counts what is not 2xx.
+// distinct ids, deletes taking each id of the cell's range once, changes
+// with a name, reads with If-None-Match, and the result line counts what
+// is an error (304 is not).
 func TestWrkSendsTheScenariosRequests(t *testing.T) {
 	if _, err := exec.LookPath("wrk"); err != nil {
 		t.Skip("wrk is not installed")
@@ -35,7 +36,19 @@ func TestWrkSendsTheScenariosRequests(t *testing.T) {
 			}
 			key += strconv.FormatInt(p.ID, 10)
 		}
-		if _, dup := seen.LoadOrStore(key, true); dup && r.Method != "GET" {
+		if r.Method == "PATCH" {
+			var p struct{ Name string }
+			if json.NewDecoder(r.Body).Decode(&p) != nil || !strings.HasPrefix(p.Name, "Monstera ") {
+				w.WriteHeader(http.StatusBadRequest)
+				return
+			}
+		}
+		if r.Header.Get("If-None-Match") == "*" {
+			seen.Store("not modified", true)
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		if _, dup := seen.LoadOrStore(key, true); dup && (r.Method == "POST" || r.Method == "DELETE") {
 			w.WriteHeader(http.StatusConflict)
 		}
 	}))
@@ -74,5 +87,8 @@ func TestWrkSendsTheScenariosRequests(t *testing.T) {
 	})
 	if count == 0 {
 		t.Error("no delete reached the server")
+	}
+	if _, ok := seen.Load("not modified"); !ok {
+		t.Error("no read with If-None-Match reached the server")
 	}
 }

@@ -1,0 +1,86 @@
+package postgres
+
+import (
+	"database/sql"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// writeKind says how one kind of write takes part in a batch. A segment of a
+// batch runs as one statement, and so one commit, built from the fragments
+// of the kinds it holds: each kind adds its common table expressions and
+// one SELECT of answer rows, joined to the others' by UNION ALL. Adding a
+// kind of write is adding one kind value; the batching, the segments, the
+// id order, the retries and the re-read stay as they are.
+//
+// Every answer row is (id bigint, name text, tag text, flag boolean), where
+// the meaning of name, tag and flag is the kind's own; ids are distinct
+// within one statement (see segments), so a row goes back to its write by
+// id. The fragments number their parameters from $1; they are renumbered
+// when composed. Their CTE names must differ from every other kind's.
+type writeKind struct {
+	// name labels the kind in logs and errors.
+	name string
+	// bit names the kind in a set of kinds, and orders its fragments in a
+	// statement: each kind has its own power of two.
+	bit uint
+	// ctes is the kind's common table expressions, without WITH.
+	ctes string
+	// answers is the kind's SELECT of answer rows.
+	answers string
+	// args returns the parameters of the fragments for ws, the writes of
+	// this kind in a segment, in id order.
+	args func(s *Store, ws []write) []any
+	// assumed is the answer of a write the statement returned no row for.
+	assumed func(w write) result
+	// read turns the answer row of w into its answer; missing says that the
+	// statement's snapshot did not show w's row as it is, since a concurrent
+	// transaction committed it meanwhile: the row is read back with a fresh
+	// snapshot and read called again with flag false, and a write whose row
+	// is still missing then is run again (at most maxAttempts in all).
+	read func(s *Store, w write, name, tag sql.NullString, flag bool) (res result, missing bool)
+	// shares says whether later writes of an id in one segment may share
+	// the first one's row: they then answer as if they ran right after it,
+	// with the flags of outcome clear. A kind that cannot share (whose
+	// second write depends on the first) gets a segment cut instead.
+	shares bool
+	// locks says that the kind writes rows that exist, and so waits for
+	// their locks. The parts of one statement run in no set order, so a
+	// segment holds writes of one such kind only: each kind takes its
+	// rows' locks in id order, and so every batch does (see byID).
+	locks bool
+}
+
+// placeholder matches a parameter of a fragment.
+var placeholder = regexp.MustCompile(`\$[0-9]+`)
+
+// composed caches the statement of each set of kinds, by kinds' bits.
+var composed sync.Map // uint to string
+
+// batchStatement returns the statement that applies the writes of kinds,
+// given in the order of their bits, whose bits make set.
+func batchStatement(set uint, kinds []*writeKind) string {
+	if text, ok := composed.Load(set); ok {
+		return text.(string)
+	}
+	var ctes, answers []string
+	params := 0
+	for _, k := range kinds {
+		base, most := params, 0
+		renumber := func(fragment string) string {
+			return placeholder.ReplaceAllStringFunc(fragment, func(p string) string {
+				n, _ := strconv.Atoi(p[1:])
+				most = max(most, n)
+				return "$" + strconv.Itoa(base+n)
+			})
+		}
+		ctes = append(ctes, renumber(k.ctes))
+		answers = append(answers, renumber(k.answers))
+		params += most
+	}
+	text := "WITH " + strings.Join(ctes, ",\n") + "\n" + strings.Join(answers, "\nUNION ALL\n")
+	composed.Store(set, text)
+	return text
+}

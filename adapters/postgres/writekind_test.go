@@ -1,0 +1,45 @@
+package postgres
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Every set of kinds composes into one statement whose parameters are
+// exactly the kinds' arguments, in the order of their bits, each kind
+// with its own bit (segments hold one kind that locks rows at most, but the
+// composition does not rely on it).
+func TestKindsComposeIntoOneStatement(t *testing.T) {
+	fern := record(t, 1, "Fern", "").Plant
+	samples := []write{createWrite(record(t, 1, "Fern", "")), deleteWrite(2), changeWrite(t, 3, "Moss", &fern),
+		{kind: &deleteIfKind, id: 4, arg: fern}}
+	bits := map[uint]bool{}
+	for _, w := range samples {
+		if b := w.kind.bit; b == 0 || b&(b-1) != 0 || bits[b] {
+			t.Fatalf("kind %s has bit %d: want a power of two of its own", w.kind.name, b)
+		}
+		bits[w.kind.bit] = true
+	}
+	for set := 1; set < 1<<len(samples); set++ {
+		var kinds []*writeKind
+		var bitset uint
+		args := 0
+		for i, w := range samples {
+			if set&(1<<i) != 0 {
+				kinds = append(kinds, w.kind)
+				bitset |= w.kind.bit
+				args += len(w.kind.args(&Store{}, []write{w}))
+			}
+		}
+		text := batchStatement(bitset, kinds)
+		most := 0
+		for _, p := range placeholder.FindAllString(text, -1) {
+			n, _ := strconv.Atoi(p[1:])
+			most = max(most, n)
+		}
+		if most != args || !strings.HasPrefix(text, "WITH ") || strings.Count(text, "UNION ALL") < len(kinds)-1 {
+			t.Errorf("kinds %v: statement with %d parameters for %d arguments:\n%s", bitset, most, args, text)
+		}
+	}
+}
