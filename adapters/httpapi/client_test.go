@@ -59,7 +59,7 @@ func (s *testServer) apiClient(t *testing.T, token string) *client.ClientWithRes
 type decoded struct {
 	status   int
 	declared bool          // the document declares a JSON body for the status
-	error    *client.Error // the decoded Error, when declared and sent
+	errBody  *client.Error // the decoded Error, when declared and sent
 	headers  reflect.Value // the parsed headers (a struct)
 }
 
@@ -75,7 +75,7 @@ func decode(t *testing.T, r any, err error) decoded {
 	if f := v.FieldByName(fmt.Sprintf("JSON%d", status)); f.IsValid() {
 		d.declared = true
 		if e, ok := f.Interface().(*client.Error); ok {
-			d.error = e
+			d.errBody = e
 		}
 	}
 	h := v.FieldByName(fmt.Sprintf("Headers%d", status))
@@ -107,8 +107,8 @@ func (d decoded) expectError(t *testing.T, head bool, status int, code client.Er
 		t.Errorf("answered %d, want %d (%d)", d.status, status, code)
 	case head && d.declared:
 		t.Errorf("HEAD %d: the document declares a body", status)
-	case !head && (d.error == nil || d.error.Error != code || d.error.Message == ""):
-		t.Errorf("%d: decoded %+v, want the Error %d", status, d.error, code)
+	case !head && (d.errBody == nil || d.errBody.Error != code || d.errBody.Message == ""):
+		t.Errorf("%d: decoded %+v, want the Error %d", status, d.errBody, code)
 	}
 }
 
