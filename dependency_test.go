@@ -1,7 +1,8 @@
 // Package plantstore_test checks the dependency rule of the hexagon from the
 // import graph, so that it cannot rot: the domain imports the standard
 // library only, the application only the domain, adapters never each other
-// nor cmd, and only cmd knows every adapter.
+// nor cmd, only cmd knows every adapter, and the generated API client
+// imports nothing of the service and is used by tests only.
 package plantstore_test
 
 import (
@@ -99,6 +100,10 @@ func TestDependencyRule(t *testing.T) {
 				if !isStd(imp) && !within(imp, "domain") && !within(imp, "application") && !(test && imp == testStore) {
 					t.Errorf("%s imports %s: the application imports the domain only", p.path, imp)
 				}
+			case within(p.path, "client"):
+				if strings.HasPrefix(imp, module+"/") && !within(imp, "client") {
+					t.Errorf("%s imports %s: the API client imports nothing of the service", p.path, imp)
+				}
 			case within(p.path, "adapters"):
 				if within(imp, "cmd") {
 					t.Errorf("%s imports %s: adapters never import cmd", p.path, imp)
@@ -111,6 +116,11 @@ func TestDependencyRule(t *testing.T) {
 		}
 		for _, imp := range p.imports {
 			check(imp, false)
+			// The client is for the API's callers; the service's own code
+			// never calls itself through it, only tests do.
+			if within(imp, "client") && !within(p.path, "client") {
+				t.Errorf("%s imports %s: only tests use the API client", p.path, imp)
+			}
 		}
 		for _, imp := range p.testImports {
 			check(imp, true)

@@ -85,12 +85,59 @@ func TestEveryErrorResponseIsAnErrorBody(t *testing.T) {
 				if strings.HasPrefix(code, "2") || code == "304" {
 					continue
 				}
+				if method == http.MethodHead {
+					continue // TestHeadAnswersAsGetWithoutBody
+				}
 				mt := resp.Content.Get("application/json")
 				if mt == nil || mt.Schema == nil || mt.Schema.Value != errSchema {
 					t.Errorf("%s %s %s: body is not the Error schema", method, path, code)
 				}
 			}
 		}
+	}
+}
+
+// A HEAD is answered with the status and headers of its GET and never a
+// body: each HEAD operation documents the statuses of its GET with the same
+// headers, and declares no body, so that a client generated from the
+// document does not try to decode an Error that cannot come.
+func TestHeadAnswersAsGetWithoutBody(t *testing.T) {
+	doc, _ := contract(t)
+	heads := 0
+	for path, item := range doc.Paths.Map() {
+		if item.Head == nil {
+			continue
+		}
+		heads++
+		if item.Get == nil {
+			t.Errorf("HEAD %s: no GET", path)
+			continue
+		}
+		get, head := item.Get.Responses.Map(), item.Head.Responses.Map()
+		if len(get) != len(head) {
+			t.Errorf("HEAD %s answers %d statuses, GET %d", path, len(head), len(get))
+		}
+		for code, ref := range get {
+			h := head[code]
+			if h == nil {
+				t.Errorf("HEAD %s: no %s response, which GET has", path, code)
+				continue
+			}
+			if len(h.Value.Content) != 0 {
+				t.Errorf("HEAD %s %s: declares a body", path, code)
+			}
+			for name, hdr := range ref.Value.Headers {
+				if hh := h.Value.Headers[name]; hh == nil || hh.Value != hdr.Value {
+					t.Errorf("HEAD %s %s: header %s is not GET's", path, code, name)
+				}
+			}
+			if len(h.Value.Headers) != len(ref.Value.Headers) {
+				t.Errorf("HEAD %s %s: headers %d, GET's %d", path, code, len(h.Value.Headers), len(ref.Value.Headers))
+			}
+		}
+	}
+	if heads != 5 {
+		t.Errorf("%d HEAD operations, want 5", heads)
 	}
 }
 
