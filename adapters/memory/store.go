@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/plantstore/plantstore/adapters/internal/traceparent"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
@@ -71,6 +72,9 @@ func (s *Store) InsertIfAbsent(ctx context.Context, rec application.Record) (dom
 	}
 	if stored, ok := s.plants[rec.Plant.ID()]; ok {
 		return stored.Plant, false, nil
+	}
+	if rec.TraceParent == "" {
+		rec.TraceParent = traceparent.From(ctx)
 	}
 	s.plants[rec.Plant.ID()] = rec
 	s.outbox.add(rec)

@@ -171,3 +171,10 @@ func tracingModule(t *tracingSettings) fx.Option {
 		return tp, nil
 	}))
 }
+
+// optionalTracing is the tracer provider where the tracing module is wired,
+// as serve wires it; without it, nothing is traced.
+type optionalTracing struct {
+	fx.In
+	Provider trace.TracerProvider `optional:"true"`
+}
