@@ -73,9 +73,7 @@ func (s *Store) InsertIfAbsent(ctx context.Context, rec application.Record) (dom
 	if stored, ok := s.plants[rec.Plant.ID()]; ok {
 		return stored.Plant, false, nil
 	}
-	if rec.TraceParent == "" {
-		rec.TraceParent = traceparent.From(ctx)
-	}
+	rec = traceparent.Keep(ctx, rec)
 	s.plants[rec.Plant.ID()] = rec
 	s.outbox.add(rec)
 	return rec.Plant, true, nil

@@ -8,6 +8,8 @@ import (
 
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/plantstore/plantstore/application"
 )
 
 // header is the propagation field.
@@ -36,4 +38,13 @@ func Link(tp string) (trace.Link, bool) {
 		return trace.Link{}, false
 	}
 	return trace.Link{SpanContext: sc}, true
+}
+
+// Keep is rec with the traceparent of the create running in ctx, unless it
+// has one already: the store keeps it with the plant's events.
+func Keep(ctx context.Context, rec application.Record) application.Record {
+	if rec.TraceParent == "" {
+		rec.TraceParent = From(ctx)
+	}
+	return rec
 }
