@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
@@ -32,6 +33,7 @@ const tracingHelp = `Tracing (OpenTelemetry, off unless an OTLP endpoint is set)
   OTEL_TRACES_SAMPLER_ARG             the ratio of the traceidratio samplers, 0 to 1 (default 1)
   OTEL_SERVICE_NAME                   service.name of the spans (default plantstore)
   OTEL_RESOURCE_ATTRIBUTES            more resource attributes, key=value,...
+  OTEL_BSP_SCHEDULE_DELAY             milliseconds between exports of finished spans (default 5000)
   OTEL_SDK_DISABLED                   true turns tracing off whatever else is set
 `
 
@@ -39,6 +41,7 @@ const tracingHelp = `Tracing (OpenTelemetry, off unless an OTLP endpoint is set)
 type tracingSettings struct {
 	endpoint  string // full URL of the traces endpoint; empty when off
 	sampler   sdktrace.Sampler
+	delay     time.Duration // between exports; 0: the SDK's default
 	resource  *resource.Resource
 	described string // for the start-up line
 }
@@ -87,7 +90,15 @@ func loadTracing(getenv func(string) (string, bool)) (*tracingSettings, error) {
 		return nil, err
 	}
 	res := resource.NewSchemaless(append(attrs, semconv.ServiceName(name), semconv.ServiceVersion(buildVersion()))...)
-	return &tracingSettings{endpoint: endpoint, sampler: sampler, resource: res,
+	var delay time.Duration
+	if v := env("OTEL_BSP_SCHEDULE_DELAY"); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms <= 0 {
+			return nil, fmt.Errorf("OTEL_BSP_SCHEDULE_DELAY=%s: must be a positive number of milliseconds", v)
+		}
+		delay = time.Duration(ms) * time.Millisecond
+	}
+	return &tracingSettings{endpoint: endpoint, sampler: sampler, resource: res, delay: delay,
 		described: sampler.Description()}, nil
 }
 
@@ -161,7 +172,7 @@ func tracingModule(t *tracingSettings) fx.Option {
 			return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_ENDPOINT: %w", err)
 		}
 		tp := sdktrace.NewTracerProvider(
-			sdktrace.WithBatcher(exporter),
+			sdktrace.WithBatcher(exporter, batchOptions(t.delay)...),
 			sdktrace.WithSampler(t.sampler),
 			sdktrace.WithResource(t.resource),
 		)
@@ -177,4 +188,13 @@ func tracingModule(t *tracingSettings) fx.Option {
 type optionalTracing struct {
 	fx.In
 	Provider trace.TracerProvider `optional:"true"`
+}
+
+// batchOptions are the exporting batches' options: the SDK's defaults but
+// for the delay, when set.
+func batchOptions(delay time.Duration) []sdktrace.BatchSpanProcessorOption {
+	if delay == 0 {
+		return nil
+	}
+	return []sdktrace.BatchSpanProcessorOption{sdktrace.WithBatchTimeout(delay)}
 }
