@@ -33,17 +33,25 @@ func newTracer(tp trace.TracerProvider) trace.Tracer {
 // traceparent if it sent one. Its name is set once the route is known.
 func (a *API) startRequest(r *http.Request) (*http.Request, trace.Span) {
 	ctx := traceContext.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
-	ctx, span := a.tracer.Start(ctx, r.Method, trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(
+	ctx, span := a.tracer.Start(ctx, r.Method, trace.WithSpanKind(trace.SpanKindServer))
+	// Attributes only for a span that is kept: sampling at 1 %, the other
+	// 99 % of requests cost as little as the sampler allows.
+	if span.IsRecording() {
+		span.SetAttributes(
 			attribute.String("http.request.method", r.Method),
 			attribute.String("url.path", logPath(r)),
-		))
+		)
+	}
 	return r.WithContext(ctx), span
 }
 
 // endRequest names the span after its route, as the access line does, and
 // ends it with the answer's status; a 5xx marks it failed.
 func endRequest(span trace.Span, method, route string, status int, requestID string) {
+	if !span.IsRecording() {
+		span.End()
+		return
+	}
 	span.SetName(method + " " + route)
 	span.SetAttributes(
 		attribute.String("http.route", route),
@@ -64,6 +72,10 @@ func traceID(ctx context.Context) string {
 	}
 	return ""
 }
+
+// recording reports whether the request in ctx is traced and sampled: a use
+// case of a request that is not gets no span of its own.
+func recording(ctx context.Context) bool { return trace.SpanFromContext(ctx).IsRecording() }
 
 // useCaseSpan starts the span of one use case, a child of the request's.
 func useCaseSpan(ctx context.Context, tracer trace.Tracer, name string) (context.Context, trace.Span) {

@@ -37,6 +37,9 @@ type tracedCreate struct {
 }
 
 func (t tracedCreate) Create(ctx context.Context, p application.Principal, np domain.NewPlant) (domain.Plant, application.Outcome, error) {
+	if !recording(ctx) {
+		return t.CreateUseCase.Create(ctx, p, np)
+	}
 	ctx, span := useCaseSpan(ctx, t.tracer, "CreatePlant")
 	span.SetAttributes(attribute.Int64("plantstore.plant_id", int64(np.ID)))
 	plant, outcome, err := t.CreateUseCase.Create(ctx, p, np)
@@ -51,6 +54,9 @@ type tracedGet struct {
 }
 
 func (t tracedGet) Get(ctx context.Context, p application.Principal, id domain.ID) (domain.Plant, error) {
+	if !recording(ctx) {
+		return t.GetUseCase.Get(ctx, p, id)
+	}
 	ctx, span := useCaseSpan(ctx, t.tracer, "GetPlant")
 	plant, err := t.GetUseCase.Get(ctx, p, id)
 	endUseCase(span, err)
@@ -63,6 +69,9 @@ type tracedList struct {
 }
 
 func (t tracedList) List(ctx context.Context, p application.Principal, q application.ListQuery) (application.Page, error) {
+	if !recording(ctx) {
+		return t.ListUseCase.List(ctx, p, q)
+	}
 	ctx, span := useCaseSpan(ctx, t.tracer, "ListPlants")
 	page, err := t.ListUseCase.List(ctx, p, q)
 	endUseCase(span, err)
@@ -75,6 +84,9 @@ type tracedDelete struct {
 }
 
 func (t tracedDelete) Delete(ctx context.Context, p application.Principal, id domain.ID, pre application.Precondition) error {
+	if !recording(ctx) {
+		return t.DeleteUseCase.Delete(ctx, p, id, pre)
+	}
 	ctx, span := useCaseSpan(ctx, t.tracer, "DeletePlant")
 	err := t.DeleteUseCase.Delete(ctx, p, id, pre)
 	endUseCase(span, err)
@@ -87,6 +99,9 @@ type tracedChange struct {
 }
 
 func (t tracedChange) Change(ctx context.Context, p application.Principal, id domain.ID, c application.PlantChange, pre application.Precondition) (domain.Plant, error) {
+	if !recording(ctx) {
+		return t.ChangeUseCase.Change(ctx, p, id, c, pre)
+	}
 	ctx, span := useCaseSpan(ctx, t.tracer, "ChangePlant")
 	plant, err := t.ChangeUseCase.Change(ctx, p, id, c, pre)
 	endUseCase(span, err)
