@@ -77,10 +77,11 @@ func loadTracing(getenv func(string) (string, bool)) (*tracingSettings, error) {
 	if endpoint == "" {
 		return nil, nil
 	}
-	sampler, err := loadSampler(env("OTEL_TRACES_SAMPLER"), env("OTEL_TRACES_SAMPLER_ARG"))
+	configured, err := loadSampler(env("OTEL_TRACES_SAMPLER"), env("OTEL_TRACES_SAMPLER_ARG"))
 	if err != nil {
 		return nil, err
 	}
+	sampler := followLinks{configured}
 	name := env("OTEL_SERVICE_NAME")
 	if name == "" {
 		name = "plantstore"

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // serve --help names the OTEL_* variables the service honours.
@@ -29,9 +33,9 @@ func TestTracingIsConfiguredByTheOTELVariables(t *testing.T) {
 		endpoint string
 	}{
 		{"off by default", nil, "off", ""},
-		{"base endpoint", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318/"}, "http://c:4318/v1/traces ParentBased{root:AlwaysOnSampler,remoteParentSampled:AlwaysOnSampler,remoteParentNotSampled:AlwaysOffSampler,localParentSampled:AlwaysOnSampler,localParentNotSampled:AlwaysOffSampler}", "http://c:4318/v1/traces"},
-		{"traces endpoint wins", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://t/x", "OTEL_TRACES_SAMPLER": "always_on"}, "http://t/x AlwaysOnSampler", "http://t/x"},
-		{"one percent", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_TRACES_SAMPLER": "traceidratio", "OTEL_TRACES_SAMPLER_ARG": "0.01"}, "http://c/v1/traces TraceIDRatioBased{0.01}", ""},
+		{"base endpoint", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318/"}, "http://c:4318/v1/traces ParentBased{root:AlwaysOnSampler,remoteParentSampled:AlwaysOnSampler,remoteParentNotSampled:AlwaysOffSampler,localParentSampled:AlwaysOnSampler,localParentNotSampled:AlwaysOffSampler}+FollowLinks", "http://c:4318/v1/traces"},
+		{"traces endpoint wins", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://t/x", "OTEL_TRACES_SAMPLER": "always_on"}, "http://t/x AlwaysOnSampler+FollowLinks", "http://t/x"},
+		{"one percent", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_TRACES_SAMPLER": "traceidratio", "OTEL_TRACES_SAMPLER_ARG": "0.01"}, "http://c/v1/traces TraceIDRatioBased{0.01}+FollowLinks", ""},
 		{"exporter none", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_TRACES_EXPORTER": "none"}, "off", ""},
 		{"sdk disabled", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_SDK_DISABLED": "true"}, "off", ""},
 		{"unknown sampler", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_TRACES_SAMPLER": "jaeger_remote"}, "", ""},
@@ -56,5 +60,27 @@ func TestTracingIsConfiguredByTheOTELVariables(t *testing.T) {
 				t.Errorf("described as %q; want %q", tr.String(), c.want)
 			}
 		})
+	}
+}
+
+// At any ratio, a root span linked to a sampled span is sampled, so that a
+// sampled create's batch commit and delivery attempts are kept with it; a
+// root span without such a link is left to the ratio.
+func TestASampledCreatesBatchAndAttemptsAreSampled(t *testing.T) {
+	never := followLinks{sdktrace.TraceIDRatioBased(0)}
+	sampled := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{1}, TraceFlags: trace.FlagsSampled})
+	unsampled := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{2}, SpanID: trace.SpanID{2}})
+	for name, c := range map[string]struct {
+		links []trace.Link
+		want  sdktrace.SamplingDecision
+	}{
+		"linked to a sampled span":  {[]trace.Link{{SpanContext: unsampled}, {SpanContext: sampled}}, sdktrace.RecordAndSample},
+		"linked to unsampled spans": {[]trace.Link{{SpanContext: unsampled}}, sdktrace.Drop},
+		"without links":             {nil, sdktrace.Drop},
+	} {
+		got := never.ShouldSample(sdktrace.SamplingParameters{ParentContext: context.Background(), TraceID: trace.TraceID{3}, Links: c.links})
+		if got.Decision != c.want {
+			t.Errorf("%s: decision %v; want %v", name, got.Decision, c.want)
+		}
 	}
 }
