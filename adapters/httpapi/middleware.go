@@ -56,9 +56,9 @@ func (w *recordingWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection's writer.
 func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// observe counts the request in flight, assigns its id, recovers panics as
-// 50001 and writes one access line and the request metrics for every
-// request.
+// observe counts the request in flight, assigns its id, starts its span
+// when tracing is on, recovers panics as 50001 and writes one access line
+// and the request metrics for every request.
 func (a *API) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
