@@ -12,6 +12,10 @@ type Record struct {
 	Plant     domain.Plant
 	CreatedBy string
 	CreatedAt time.Time
+	// TraceParent is the create's W3C traceparent, empty when it is not
+	// traced. The store fills it from the context of the write, where
+	// tracing puts it, and keeps it with the plant's events.
+	TraceParent string
 }
 
 // PlantInserter stores new plants. Implementations are safe for concurrent

@@ -26,6 +26,10 @@ type Event struct {
 	RetryFrom time.Time
 	// Attempts is how many attempts were made before this one.
 	Attempts int
+	// TraceParent is the W3C traceparent of the create that committed the
+	// event, empty when it was not traced: a delivery, however much later
+	// and on whichever replica, links its trace to the create's.
+	TraceParent string
 	// Claim identifies the store's claim on the event for this attempt;
 	// settling the attempt presents it again. Opaque to all but the store.
 	Claim string

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/plantstore/plantstore/application"
 )
 
@@ -12,7 +14,14 @@ import (
 func (w *Worker) attempt(attempts context.Context, e application.Event) application.Settlement {
 	ctx, cancel := context.WithTimeout(attempts, w.cfg.Timeout)
 	defer cancel()
+	var span trace.Span
+	if w.tracer != nil {
+		ctx, span = w.startAttempt(ctx, e)
+	}
 	err := w.deps.Sender.Send(ctx, e)
+	if span != nil {
+		endAttempt(span, err)
+	}
 	// An attempt that a stop cut short is retried, whatever the event's
 	// age: the receiver was never given its chance.
 	a := application.Attempt{Err: err, At: time.Now(), CutShort: attempts.Err() != nil}

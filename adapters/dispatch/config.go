@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"go.opentelemetry.io/otel/trace"
 	"log/slog"
 	"time"
 
@@ -55,6 +56,9 @@ type Deps struct {
 	Clients Demand
 	// Log takes warnings and given-up events; nil: discarded.
 	Log *slog.Logger
+	// Tracing, when neither nil nor a no-op, gives every attempt a span
+	// linked to the create that committed its event.
+	Tracing trace.TracerProvider
 }
 
 // Demand is the load clients put on the service now, to which deliveries

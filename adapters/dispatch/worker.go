@@ -4,12 +4,15 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Worker delivers the outbox's events from Start to Stop.
 type Worker struct {
-	deps Deps
-	cfg  Config
+	deps   Deps
+	cfg    Config
+	tracer trace.Tracer // nil when tracing is off
 
 	stop      context.CancelFunc // ends the claims; nil until Start
 	done      chan struct{}      // closed once run has returned
@@ -25,7 +28,7 @@ func New(cfg Config, deps Deps) *Worker {
 	if deps.Log == nil {
 		deps.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Worker{deps: deps, cfg: cfg.withDefaults(), done: make(chan struct{}), abort: make(chan struct{})}
+	return &Worker{deps: deps, cfg: cfg.withDefaults(), tracer: newTracer(deps.Tracing), done: make(chan struct{}), abort: make(chan struct{})}
 }
 
 // Start runs the worker in the background until Stop. Call it once.

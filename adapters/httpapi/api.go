@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/fx"
 
 	"github.com/plantstore/plantstore/adapters/internal/requestid"
@@ -45,6 +46,9 @@ type Deps struct {
 	Log      *slog.Logger
 	// Metrics, when not nil, registers the adapter's metrics.
 	Metrics prometheus.Registerer `optional:"true"`
+	// Tracing, when neither nil nor a no-op, traces every request and the
+	// use case it calls.
+	Tracing trace.TracerProvider `optional:"true"`
 }
 
 // API is the HTTP API: an http.Handler with every route of the contract.
@@ -56,6 +60,7 @@ type API struct {
 	maxBodyBytes int64
 	openAPI      []byte
 	reference    *referencePage
+	tracer       trace.Tracer // nil when tracing is off
 	draining     atomic.Bool
 	inFlight     atomic.Int64
 }
@@ -76,8 +81,13 @@ func New(cfg Config, deps Deps) (*API, error) {
 	if err != nil {
 		return nil, err
 	}
+	tracer := newTracer(deps.Tracing)
+	if tracer != nil {
+		traceUseCases(&deps, tracer)
+	}
 	a := &API{
 		deps:         deps,
+		tracer:       tracer,
 		metrics:      m,
 		ids:          requestid.NewSource(),
 		maxBodyBytes: cfg.MaxBodyBytes,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // requestInfo is what the outermost middleware learns about a request for its
@@ -55,9 +56,9 @@ func (w *recordingWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection's writer.
 func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// observe counts the request in flight, assigns its id, recovers panics as
-// 50001 and writes one access line and the request metrics for every
-// request.
+// observe counts the request in flight, assigns its id, starts its span
+// when tracing is on, recovers panics as 50001 and writes one access line
+// and the request metrics for every request.
 func (a *API) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -69,6 +70,10 @@ func (a *API) observe(next http.Handler) http.Handler {
 			w.Header()["Connection"] = closeConnection
 		}
 		rw := &recordingWriter{ResponseWriter: w}
+		var span trace.Span
+		if a.tracer != nil {
+			r, span = a.startRequest(r)
+		}
 		r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
 
 		defer func() {
@@ -82,7 +87,10 @@ func (a *API) observe(next http.Handler) http.Handler {
 					a.writeError(rw, r, errPanic)
 				}
 			}
-			a.finish(r, rw, info, start)
+			route := a.finish(r, rw, info, start)
+			if span != nil {
+				endRequest(span, r.Method, route, rw.status, info.id)
+			}
 		}()
 		next.ServeHTTP(rw, r)
 	})
@@ -116,8 +124,9 @@ type panicError struct{}
 
 func (panicError) Error() string { return "panic" }
 
-// finish writes the access line and records the request metrics.
-func (a *API) finish(r *http.Request, rw *recordingWriter, info *requestInfo, start time.Time) {
+// finish writes the access line and records the request metrics. It
+// returns the request's route, as both name it.
+func (a *API) finish(r *http.Request, rw *recordingWriter, info *requestInfo, start time.Time) string {
 	end := info.answered
 	if end.IsZero() {
 		end = time.Now()
@@ -134,7 +143,23 @@ func (a *API) finish(r *http.Request, rw *recordingWriter, info *requestInfo, st
 	}
 	a.metrics.observeRequest(route, r.Method, rw.status, elapsed)
 	if !a.deps.Log.Enabled(r.Context(), slog.LevelInfo) {
-		return
+		return route
+	}
+	if a.tracer != nil {
+		// The trace id leads from the line to the request's trace. A
+		// separate call keeps the untraced line as cheap as before.
+		a.deps.Log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("method", r.Method),
+			slog.String("route", route),
+			slog.String("path", logPath(r)),
+			slog.Int("status", rw.status),
+			slog.Duration("duration", elapsed),
+			slog.Int("bytes", rw.bytes),
+			slog.String("request_id", info.id),
+			slog.String("subject", info.subject),
+			slog.String("trace_id", traceID(r.Context())),
+		)
+		return route
 	}
 	a.deps.Log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 		slog.String("method", r.Method),
@@ -146,4 +171,5 @@ func (a *API) finish(r *http.Request, rw *recordingWriter, info *requestInfo, st
 		slog.String("request_id", info.id),
 		slog.String("subject", info.subject),
 	)
+	return route
 }

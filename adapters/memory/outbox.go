@@ -40,7 +40,7 @@ func (o *outbox) add(rec application.Record) {
 		_, _ = rand.Read(b[:])
 		id := "msg_" + hex.EncodeToString(b[:])
 		o.events[id] = &event{
-			Event:  application.Event{ID: id, URL: url, Plant: rec.Plant, CreatedAt: rec.CreatedAt, RetryFrom: rec.CreatedAt},
+			Event:  application.Event{ID: id, URL: url, Plant: rec.Plant, CreatedAt: rec.CreatedAt, RetryFrom: rec.CreatedAt, TraceParent: rec.TraceParent},
 			nextAt: rec.CreatedAt,
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/plantstore/plantstore/adapters/internal/traceparent"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
@@ -72,6 +73,7 @@ func (s *Store) InsertIfAbsent(ctx context.Context, rec application.Record) (dom
 	if stored, ok := s.plants[rec.Plant.ID()]; ok {
 		return stored.Plant, false, nil
 	}
+	rec = traceparent.Keep(ctx, rec)
 	s.plants[rec.Plant.ID()] = rec
 	s.outbox.add(rec)
 	return rec.Plant, true, nil

@@ -23,17 +23,18 @@ var createKind = writeKind{
 	bit:  1,
 	ctes: `input AS (
     SELECT *
-    FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
-        AS t (id, name, tag, created_by, created_at)
+    FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $7::text[])
+        AS t (id, name, tag, created_by, created_at, trace_parent)
 ), inserted AS (
     INSERT INTO plants (id, name, tag, created_by, created_at)
     SELECT id, name, tag, created_by, created_at FROM input
     ON CONFLICT (id) DO NOTHING
     RETURNING id
 ), announced AS (
-    INSERT INTO webhook_event_batches (url, created_at, event_ids, plant_ids, names, tags)
+    INSERT INTO webhook_event_batches (url, created_at, event_ids, plant_ids, names, tags, trace_parents)
     SELECT r.url, now(), array_agg('msg_' || replace(gen_random_uuid()::text, '-', '')),
-           array_agg(input.id), array_agg(input.name), array_agg(input.tag)
+           array_agg(input.id), array_agg(input.name), array_agg(input.tag),
+           CASE WHEN $7::text[] IS NOT NULL THEN array_agg(input.trace_parent) END
     FROM inserted JOIN input USING (id) CROSS JOIN unnest($6::text[]) AS r (url)
     GROUP BY r.url
 )`,
@@ -53,7 +54,7 @@ WHERE input.id NOT IN (SELECT id FROM inserted)`,
 			creators[i], times[i] = w.rec.CreatedBy, w.rec.CreatedAt.UTC().Format(time.RFC3339Nano)
 		}
 		return []any{bigintArray(ids), textArray(names, nil), textArray(tags, tagged),
-			textArray(creators, nil), textArray(times, nil), s.receivers}
+			textArray(creators, nil), textArray(times, nil), s.receivers, traceParents(ws)}
 	},
 	assumed: func(w write) result { return result{Value: outcome{plant: w.rec.Plant, done: true}} },
 	read: func(s *Store, w write, name, tag sql.NullString, _ bool) (result, bool) {

@@ -48,7 +48,7 @@ FROM (
     FOR UPDATE SKIP LOCKED
 ) AS due
 WHERE e.id = due.id
-RETURNING e.id, e.url, e.plant_id, e.name, e.tag, e.created_at, e.retry_from, e.attempts - 1`
+RETURNING e.id, e.url, e.plant_id, e.name, e.tag, e.created_at, e.retry_from, e.attempts - 1, e.trace_parent`
 
 	// unpackEvents claims from packed events, which are all due from
 	// their commit: it takes whole rows, oldest first (FOR UPDATE SKIP
@@ -70,20 +70,21 @@ WITH locked AS (
     DELETE FROM webhook_event_batches WHERE url = $4 AND id IN (SELECT id FROM needed)
     RETURNING *
 ), unpacked AS (
-    SELECT e.id, p.url, e.plant_id, e.name, e.tag, p.created_at,
+    SELECT e.id, p.url, e.plant_id, e.name, e.tag, p.created_at, e.trace_parent,
            row_number() OVER (ORDER BY p.id, e.n) <= %[1]d AS claimed
     FROM packed AS p,
-         unnest(p.event_ids, p.plant_ids, p.names, p.tags) WITH ORDINALITY AS e (id, plant_id, name, tag, n)
+         unnest(p.event_ids, p.plant_ids, p.names, p.tags, p.trace_parents) WITH ORDINALITY AS e (id, plant_id, name, tag, trace_parent, n)
 ), written AS (
-    INSERT INTO webhook_events (id, url, plant_id, name, tag, created_at, retry_from, attempts, next_at, claim)
+    INSERT INTO webhook_events (id, url, plant_id, name, tag, created_at, retry_from, attempts, next_at, claim, trace_parent)
     SELECT id, url, plant_id, name, tag, created_at, created_at,
            CASE WHEN claimed THEN 1 ELSE 0 END,
            CASE WHEN claimed THEN $2 ELSE created_at END,
-           CASE WHEN claimed THEN $3 END
+           CASE WHEN claimed THEN $3 END,
+           trace_parent
     FROM unpacked
-    RETURNING id, url, plant_id, name, tag, created_at, retry_from, claim
+    RETURNING id, url, plant_id, name, tag, created_at, retry_from, claim, trace_parent
 )
-SELECT id, url, plant_id, name, tag, created_at, retry_from, 0 FROM written WHERE claim IS NOT NULL`
+SELECT id, url, plant_id, name, tag, created_at, retry_from, 0, trace_parent FROM written WHERE claim IS NOT NULL`
 
 	settleEvents = `
 WITH s AS (
@@ -181,14 +182,15 @@ func (s *Store) claim(ctx context.Context, db *sqlx.DB, query, url string, now t
 			e         application.Event
 			plantID   int64
 			name, tag sql.NullString
+			traced    sql.NullString
 		)
-		if err := rows.Scan(&e.ID, &e.URL, &plantID, &name, &tag, &e.CreatedAt, &e.RetryFrom, &e.Attempts); err != nil {
+		if err := rows.Scan(&e.ID, &e.URL, &plantID, &name, &tag, &e.CreatedAt, &e.RetryFrom, &e.Attempts, &traced); err != nil {
 			return events, s.fail("claim events", err)
 		}
 		if e.Plant, err = s.restorePlant(plantID, name, tag); err != nil {
 			return events, err
 		}
-		e.Claim = claim
+		e.Claim, e.TraceParent = claim, traced.String
 		events = append(events, e)
 	}
 	if err := rows.Err(); err != nil {

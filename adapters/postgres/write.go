@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/plantstore/plantstore/adapters/internal/groupcommit"
+	"github.com/plantstore/plantstore/adapters/internal/traceparent"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
@@ -50,7 +51,7 @@ type result = groupcommit.Result[outcome]
 // the plant stored under that id and whether this call stored it. It returns
 // only after the batch holding rec has committed.
 func (s *Store) InsertIfAbsent(ctx context.Context, rec application.Record) (domain.Plant, bool, error) {
-	res, err := s.submit(ctx, createWrite(rec))
+	res, err := s.submit(ctx, createWrite(traceparent.Keep(ctx, rec)))
 	return res.plant, res.done, err
 }
 

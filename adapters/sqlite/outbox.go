@@ -24,8 +24,12 @@ func (s *Store) announceOne(ctx context.Context, announce *sqlx.Stmt, rec applic
 		v := t.String()
 		tag = &v
 	}
+	var traceParent *string // NULL when the create was not traced
+	if rec.TraceParent != "" {
+		traceParent = &rec.TraceParent
+	}
 	for _, url := range s.receivers {
-		_, err := announce.ExecContext(ctx, newEventID(), url, int64(rec.Plant.ID()), rec.Plant.Name().String(), tag, at, at, at)
+		_, err := announce.ExecContext(ctx, newEventID(), url, int64(rec.Plant.ID()), rec.Plant.Name().String(), tag, at, at, at, traceParent)
 		if err != nil {
 			return edgeError("announce plant", err)
 		}
@@ -56,7 +60,7 @@ func (s *Store) ClaimDue(ctx context.Context, url string, now time.Time, lease t
 		rows, err := conn.QueryContext(ctx, `
 UPDATE webhook_events SET attempts = attempts + 1, next_at = ?, claim = ?
 WHERE id IN (SELECT id FROM webhook_events WHERE failed_at IS NULL AND url = ? AND next_at <= ? ORDER BY next_at LIMIT ?)
-RETURNING id, url, plant_id, name, tag, created_at, retry_from, attempts - 1`,
+RETURNING id, url, plant_id, name, tag, created_at, retry_from, attempts - 1, trace_parent`,
 			stamp(now.Add(lease)), claim, url, stamp(now), limit)
 		if err != nil {
 			return err
@@ -64,9 +68,11 @@ RETURNING id, url, plant_id, name, tag, created_at, retry_from, attempts - 1`,
 		defer rows.Close()
 		for rows.Next() {
 			e := application.Event{Claim: claim}
-			if err := s.scanEvent(rows, &e); err != nil {
+			var traceParent sql.NullString
+			if err := s.scanEvent(rows, &e, &traceParent); err != nil {
 				return err
 			}
+			e.TraceParent = traceParent.String
 			events = append(events, e)
 		}
 		return rows.Err()

@@ -9,6 +9,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/plantstore/plantstore/adapters/internal/groupcommit"
+	"github.com/plantstore/plantstore/adapters/internal/traceparent"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
@@ -53,7 +54,7 @@ type writeOutcome struct {
 // context that ends before the create joined a batch returns its error and
 // writes nothing; once in a batch, the create is waited for.
 func (s *Store) InsertIfAbsent(ctx context.Context, rec application.Record) (domain.Plant, bool, error) {
-	out, err := s.submit(ctx, createWrite(rec))
+	out, err := s.submit(ctx, createWrite(traceparent.Keep(ctx, rec)))
 	return out.stored, out.done, err
 }
 

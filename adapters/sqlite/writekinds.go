@@ -33,8 +33,8 @@ const (
 		 ON CONFLICT (id) DO NOTHING`
 	loadPlant     = `SELECT name, tag FROM plants WHERE id = ?`
 	deletePlant   = `DELETE FROM plants WHERE id = ?`
-	announcePlant = `INSERT INTO webhook_events (id, url, plant_id, name, tag, created_at, retry_from, next_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	announcePlant = `INSERT INTO webhook_events (id, url, plant_id, name, tag, created_at, retry_from, next_at, trace_parent)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
 // insertOne inserts w's record unless its id exists, and otherwise reads the

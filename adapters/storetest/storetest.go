@@ -78,6 +78,7 @@ func Run(t *testing.T, h Harness) {
 		{"FindsEveryAcknowledgedCreateAtOnce", findsEveryAcknowledgedCreateAtOnce},
 		{"AnnouncesEveryStoredPlantToEveryReceiver", announcesEveryStoredPlantToEveryReceiver},
 		{"KeepsNoEventsWithoutReceivers", keepsNoEventsWithoutReceivers},
+		{"KeepsTheTraceParentOfTheCreate", keepsTheTraceParentOfTheCreate},
 		{"ClaimsDueEventsOnceUntilTheLeaseEnds", claimsDueEventsOnceUntilTheLeaseEnds},
 		{"SettlesAttempts", settlesAttempts},
 		{"ClaimsAreExclusiveUnderConcurrency", claimsAreExclusiveUnderConcurrency},

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/plantstore/plantstore/adapters/internal/traceparent"
 	"github.com/plantstore/plantstore/application"
 )
 
@@ -166,6 +167,10 @@ func (s *Sender) send(ctx context.Context, e application.Event, now time.Time) *
 		HeaderID:        values[0:1:1],
 		HeaderTimestamp: values[1:2:2],
 		HeaderSignature: values[2:3:3],
+	}
+	if tp := traceparent.From(ctx); tp != "" {
+		// The receiver may continue the attempt's trace.
+		req.Header["Traceparent"] = []string{tp}
 	}
 	if u := req.URL.User; u != nil { // as http.Client would
 		password, _ := u.Password()

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,6 +16,13 @@ import (
 // serve runs the service until ctx ends, then stops it gracefully.
 func serve(ctx context.Context, args []string, getenv func(string) (string, bool), stdout, stderr io.Writer) error {
 	cfg, err := loadConfig("serve", args, getenv, stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, "\n"+tracingHelp)
+	}
+	if err != nil {
+		return err
+	}
+	tracing, err := loadTracing(getenv)
 	if err != nil {
 		return err
 	}
@@ -38,11 +46,11 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		ls  *Listeners
 		d   *drain
 	)
-	app := newApp(cfg, logOut, fx.Populate(&log, &ls, &d))
+	app := newApp(cfg, logOut, tracingModule(tracing), fx.Populate(&log, &ls, &d))
 	if err := app.Err(); err != nil {
 		return startError(err)
 	}
-	log.Info("starting", append([]any{"version", buildVersion(), "gogc", gcPercent, "gomemlimit", memLimit}, cfg.Core.startUpLine...)...)
+	log.Info("starting", append([]any{"version", buildVersion(), "gogc", gcPercent, "gomemlimit", memLimit, "tracing", tracing.String()}, cfg.Core.startUpLine...)...)
 	if err := app.Start(ctx); err != nil {
 		return startError(err)
 	}

@@ -121,7 +121,7 @@ func newWebhookSender(s *webhookSettings, log *slog.Logger) (*webhook.Sender, er
 // attempts still running at its end are cut short and retried after the
 // next start.
 func runWorker(lc fx.Lifecycle, s *webhookSettings, grace *gracePeriod, source application.EventSource, stats webhook.OutboxStats,
-	sender *webhook.Sender, clients dispatch.Demand, reg prometheus.Registerer, log *slog.Logger) error {
+	sender *webhook.Sender, clients dispatch.Demand, reg prometheus.Registerer, log *slog.Logger, tracing optionalTracing) error {
 	metrics, err := webhook.NewMetrics(reg, stats)
 	if err != nil {
 		return err
@@ -131,7 +131,7 @@ func runWorker(lc fx.Lifecycle, s *webhookSettings, grace *gracePeriod, source a
 		Timeout:     s.Timeout,
 		Retry:       application.RetryPolicy{MaxAge: s.MaxAge},
 		YieldAt:     int(s.YieldAt),
-	}, dispatch.Deps{Source: source, Sender: sender, Observer: metrics, Clients: clients, Log: log})
+	}, dispatch.Deps{Source: source, Sender: sender, Observer: metrics, Clients: clients, Log: log, Tracing: tracing.Provider})
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
 			w.Start()

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // ErrClosed is returned by Submit once Close has been called.
@@ -29,6 +31,7 @@ const (
 
 type request[T, R any] struct {
 	item  T
+	span  trace.Span // the submitter's, when sampled
 	state atomic.Int32
 	done  chan Result[R] // buffered 1, reused with the request
 }
@@ -93,6 +96,7 @@ func (b *Batcher[T, R]) Submit(ctx context.Context, item T) (R, error) {
 	}
 	r := b.pool.Get().(*request[T, R])
 	r.item = item
+	r.span = submitter(ctx)
 	r.state.Store(stateQueued)
 
 	b.mu.RLock()
@@ -149,7 +153,7 @@ func (b *Batcher[T, R]) Writers() int { return b.limit.writers() }
 
 func (b *Batcher[T, R]) release(r *request[T, R]) {
 	var zero T
-	r.item = zero
+	r.item, r.span = zero, nil
 	b.pool.Put(r)
 }
 
@@ -252,8 +256,12 @@ func (w *writer[T, R]) flush() int {
 	if w.b.cfg.FlushTimeout > 0 {
 		ctx, cancel = context.WithTimeout(ctx, w.b.cfg.FlushTimeout)
 	}
+	ctx, span := w.startBatch(ctx)
 	results := w.b.flush(ctx, w.items)
 	cancel()
+	if span != nil {
+		span.End()
+	}
 	if len(results) != len(w.items) {
 		panic(fmt.Sprintf("groupcommit: flush returned %d results for a batch of %d", len(results), len(w.items)))
 	}

@@ -1,0 +1,24 @@
+package postgres
+
+// traceParents is the text[] of the traceparents of creates, in the order
+// of ws, NULL for an untraced create; nil (SQL NULL, and no array in the
+// packed outbox row) when none of them is traced, as with tracing off.
+func traceParents(ws []write) any {
+	var (
+		parents []string
+		traced  []bool
+	)
+	for i, w := range ws {
+		if w.rec.TraceParent == "" {
+			continue
+		}
+		if parents == nil {
+			parents, traced = make([]string, len(ws)), make([]bool, len(ws))
+		}
+		parents[i], traced[i] = w.rec.TraceParent, true
+	}
+	if parents == nil {
+		return nil
+	}
+	return textArray(parents, traced)
+}
