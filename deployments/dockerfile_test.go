@@ -2,10 +2,9 @@ package deployments_test
 
 import (
 	"encoding/json"
-	"errors"
-	"io/fs"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -81,40 +80,30 @@ func copyArgs(in instruction) (sources []string, dest string) {
 	return fields[:len(fields)-1], fields[len(fields)-1]
 }
 
-// goDirs are the top-level directories holding Go code the binary is built
-// from, which the image's build stage must copy.
+// goDirs are the top-level directories holding the packages the binary is
+// built from (as go list reports its dependencies), which the image's build
+// stage must copy. Code the binary does not import (the generated client,
+// the load tool) need not be in the image.
 func goDirs(t *testing.T) []string {
 	t.Helper()
-	entries, err := os.ReadDir(repoRoot)
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.Dir}}{{end}}", "./cmd/plantstore")
+	cmd.Dir = repoRoot
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	root, err := filepath.Abs(repoRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var dirs []string
-	for _, e := range entries {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-			continue
+	for dir := range strings.Lines(string(out)) {
+		rel, err := filepath.Rel(root, strings.TrimSpace(dir))
+		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+			continue // a module from the module cache
 		}
-		found := errors.New("found")
-		err := filepath.WalkDir(filepath.Join(repoRoot, e.Name()), func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				// A module of its own (the load tool) is not part of the binary.
-				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
-				return found
-			}
-			return nil
-		})
-		if errors.Is(err, found) {
-			dirs = append(dirs, e.Name())
-		} else if err != nil {
-			t.Fatal(err)
+		if top, _, _ := strings.Cut(rel, string(filepath.Separator)); !slices.Contains(dirs, top) {
+			dirs = append(dirs, top)
 		}
 	}
 	return dirs
