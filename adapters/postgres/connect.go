@@ -140,26 +140,36 @@ func redact(err error, rawURL string) string {
 // the planner's estimate, which misleads it here. A prepared list statement's
 // generic plan takes a LIMIT given as a parameter to read a tenth of the
 // table, so on a few million plants every list paid about 20 ms of
-// compilation for a query that runs in 0.1 ms.
+// compilation for a query that runs in 0.1 ms. Through a transaction pooler
+// no statement is prepared: each is planned for its own arguments, and that
+// estimate is never made.
 var sessionSettings = []string{"jit=off"}
 
-// connector opens sessions to the database at rawURL with sessionSettings
-// and the given settings, passed as start-up options before the URL's own
-// options parameter, which therefore wins where both set one.
-func connector(rawURL string, settings ...string) (*pq.Connector, error) {
+// connector opens sessions to the database at rawURL. On sessions of their
+// own (PoolerNone) it passes sessionSettings and the given settings as
+// start-up options before the URL's own options parameter, which therefore
+// wins where both set one. Through a transaction pooler, which refuses
+// start-up options and shares sessions, it sets none, and sends each
+// statement's parse, bind and execution in one exchange (lib/pq's
+// binary_parameters), so that no step lands on another server session.
+func connector(rawURL string, pooler Pooler, settings ...string) (*pq.Connector, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("store: invalid database URL: %s", redact(err, rawURL))
 	}
-	var options []string
-	for _, s := range append(slices.Clone(sessionSettings), settings...) {
-		options = append(options, "-c "+s)
-	}
 	q := u.Query()
-	if own := q.Get("options"); own != "" {
-		options = append(options, own)
+	if pooler.shared() {
+		q.Set("binary_parameters", "yes")
+	} else {
+		var options []string
+		for _, s := range append(slices.Clone(sessionSettings), settings...) {
+			options = append(options, "-c "+s)
+		}
+		if own := q.Get("options"); own != "" {
+			options = append(options, own)
+		}
+		q.Set("options", strings.Join(options, " "))
 	}
-	q.Set("options", strings.Join(options, " "))
 	u.RawQuery = q.Encode()
 	c, err := pq.NewConnector(u.String())
 	if err != nil {

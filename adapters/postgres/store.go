@@ -46,7 +46,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.URL == "" {
 		return nil, errors.New("store: no database URL")
 	}
-	c, err := connector(cfg.URL)
+	c, err := connector(cfg.URL, cfg.Pooler)
 	if err != nil {
 		return nil, err
 	}
@@ -63,6 +63,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		target:    target(cfg.URL),
 		receivers: textArray(cfg.Receivers, nil),
 		committed: make(chan struct{}, 1),
+		stmts:     statements{unprepared: cfg.Pooler.shared()},
 	}
 	s.metrics = newMetrics(db.DB, func() int { return s.batcher.Queued() }, map[string]func() int{
 		"write": func() int { return s.batcher.Writers() },
