@@ -1,0 +1,98 @@
+package scaleout
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"syscall"
+	"testing"
+)
+
+// program returns the path of a server program, looked up on PATH and then
+// in dirs; it skips the test (fails it under CI=true) when there is none.
+func program(t testing.TB, name string, dirs ...string) string {
+	t.Helper()
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	for _, dir := range dirs {
+		matches, _ := filepath.Glob(filepath.Join(dir, name))
+		sort.Sort(sort.Reverse(sort.StringSlice(matches))) // the newest version first
+		if len(matches) > 0 {
+			return matches[0]
+		}
+	}
+	msg := name + " is not installed (Debian: apt-get install " + debianPackage[name] + ")"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+var debianPackage = map[string]string{
+	"pgbouncer":      "pgbouncer",
+	"initdb":         "postgresql",
+	"pg_basebackup":  "postgresql",
+	"pg_ctl":         "postgresql",
+	"postgres":       "postgresql",
+	"pg_isready":     "postgresql-client",
+	"pg_controldata": "postgresql",
+}
+
+// postgresBin are where Debian keeps PostgreSQL's server programs.
+const postgresBin = "/usr/lib/postgresql/*/bin"
+
+// freePort returns a TCP port on 127.0.0.1 that nothing listens on now.
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// serverDir returns an empty directory for a server's files, removed when
+// the test ends. It is made directly in the system's temporary directory: a
+// server that runs as another user (asServerUser) could not reach one made
+// by t.TempDir, whose parent only the test's user may enter.
+func serverDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "plantstore-scaleout-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
+}
+
+// asServerUser makes cmd run as the postgres user when the tests run as
+// root, which PostgreSQL and PgBouncer both refuse, and hands dir to it.
+func asServerUser(t testing.TB, cmd *exec.Cmd, dir string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		return
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		t.Fatalf("running as root, and no postgres user to run the servers as: %v", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	err = filepath.Walk(dir, func(path string, _ os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(path, uid, gid)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+}
