@@ -41,7 +41,7 @@ func (s *Store) waitReady(ctx context.Context) error {
 			return nil
 		}
 		if !retryableAtStart(err) {
-			return fmt.Errorf("database at %s refused the connection: %s", s.target, startReason(err))
+			return fmt.Errorf("database at %s refused the connection: %s%s", s.target, startReason(err), s.poolerHint(err))
 		}
 		// An attempt cut short by the end of the whole wait says less than
 		// the failure before it ("connection refused"). The deadline is read
@@ -65,6 +65,7 @@ func retryableAtStart(err error) bool {
 	if pqErr := pq.As(err); pqErr != nil {
 		switch {
 		case pqErr.Code.Class() == pqerror.ClassInvalidAuthorizationSpecification,
+			pqErr.Code == pqerror.ProtocolViolation, // a pooler refusing a start-up parameter
 			pqErr.Code == pqerror.InvalidPassword,
 			pqErr.Code == pqerror.InvalidCatalogName:
 			return false
@@ -72,6 +73,16 @@ func retryableAtStart(err error) bool {
 	}
 	k := classify(err)
 	return k == unavailable
+}
+
+// poolerHint names the way out when a pooler refused the start-up options
+// that the store sends on sessions of its own.
+func (s *Store) poolerHint(err error) string {
+	if pqErr := pq.As(err); pqErr != nil && pqErr.Code == pqerror.ProtocolViolation && !s.cfg.Pooler.shared() &&
+		strings.Contains(pqErr.Message, "startup parameter") {
+		return " (behind a transaction pooler such as PgBouncer, set the pooler to " + string(PoolerTransaction) + ")"
+	}
+	return ""
 }
 
 // startReason says why the database could not be reached, in the words of

@@ -3,6 +3,7 @@ package scaleout
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -203,5 +204,22 @@ func claimAll(t *testing.T, s *postgres.Store, url string, done <-chan struct{})
 			t.Errorf("Settle: %v", err)
 			return all
 		}
+	}
+}
+
+// A store that is not told about the pooler sends start-up options, which
+// PgBouncer refuses: start-up fails at once and says what to set, instead
+// of retrying until its patience runs out.
+func TestStartUpThroughPgBouncerWithoutThePoolerSettingFailsAtOnce(t *testing.T) {
+	b := startBouncer(t, serverPool)
+	url := b.url(t, pgtest.NewDatabase(t))
+	start := time.Now()
+	s, err := postgres.Open(context.Background(), postgres.Config{URL: url, ConnectTimeout: 10 * time.Second})
+	if err == nil {
+		_ = s.Close()
+		t.Fatal("Open without the pooler setting succeeded; want PgBouncer's refusal")
+	}
+	if elapsed := time.Since(start); elapsed > 5*time.Second || !strings.Contains(err.Error(), "set the pooler to transaction") {
+		t.Errorf("Open failed after %s with %q; want at once, naming the pooler setting", elapsed, err)
 	}
 }
