@@ -110,9 +110,18 @@ func startReason(err error) string {
 // target returns the host:port a connection URL points at, for messages that
 // must never show the URL itself (it may carry a password).
 func target(raw string) string {
+	if listed, err := hostList(raw); err == nil {
+		raw = listed
+	}
 	if u, err := url.Parse(raw); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
 		host := cmp.Or(u.Hostname(), u.Query().Get("host"), "localhost")
 		port := cmp.Or(u.Port(), u.Query().Get("port"), "5432")
+		if hosts, ports := strings.Split(host, ","), strings.Split(port, ","); len(hosts) > 1 {
+			for i := range hosts {
+				hosts[i] = net.JoinHostPort(hosts[i], ports[min(i, len(ports)-1)])
+			}
+			return strings.Join(hosts, ",")
+		}
 		return net.JoinHostPort(host, port)
 	}
 	host, port := "localhost", "5432"
@@ -159,12 +168,17 @@ var sessionSettings = []string{"jit=off"}
 // connector opens sessions to the database at rawURL. On sessions of their
 // own (PoolerNone) it passes sessionSettings and the given settings as
 // start-up options before the URL's own options parameter, which therefore
-// wins where both set one. Through a transaction pooler, which refuses
+// wins where both set one. A URL in libpq's authority form with several
+// hosts is read as lib/pq's query form (hostList). Through a transaction pooler, which refuses
 // start-up options and shares sessions, it sets none, and sends each
 // statement's parse, bind and execution in one exchange (lib/pq's
 // binary_parameters), so that no step lands on another server session.
 func connector(rawURL string, pooler Pooler, settings ...string) (*pq.Connector, error) {
-	u, err := url.Parse(rawURL)
+	listed, err := hostList(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("store: invalid database URL: %s", redact(err, rawURL))
+	}
+	u, err := url.Parse(listed)
 	if err != nil {
 		return nil, fmt.Errorf("store: invalid database URL: %s", redact(err, rawURL))
 	}
