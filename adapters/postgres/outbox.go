@@ -114,7 +114,7 @@ func (s *Store) outboxDB() (*sqlx.DB, error) {
 			s.outboxErr = err
 			return
 		}
-		s.outbox = sqlx.NewDb(sql.OpenDB(c), "postgres")
+		s.outbox = sqlx.NewDb(sql.OpenDB(sessions{pq: c, readOnlySeen: s.readOnlySeen}), "postgres")
 		conns := outboxConns + len(s.cfg.Receivers)
 		s.outbox.SetMaxOpenConns(conns)
 		s.outbox.SetMaxIdleConns(conns)
