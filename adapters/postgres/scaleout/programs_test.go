@@ -12,19 +12,19 @@ import (
 	"testing"
 )
 
-// program returns the path of a server program, looked up on PATH and then
-// in dirs; it skips the test (fails it under CI=true) when there is none.
+// program returns the path of a server program, looked up in dirs and then
+// on PATH (Debian keeps PostgreSQL's server programs off PATH); it skips the test (fails it under CI=true) when there is none.
 func program(t testing.TB, name string, dirs ...string) string {
 	t.Helper()
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
 	for _, dir := range dirs {
 		matches, _ := filepath.Glob(filepath.Join(dir, name))
 		sort.Sort(sort.Reverse(sort.StringSlice(matches))) // the newest version first
 		if len(matches) > 0 {
 			return matches[0]
 		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p
 	}
 	msg := name + " is not installed (Debian: apt-get install " + debianPackage[name] + ")"
 	if os.Getenv("CI") == "true" {
