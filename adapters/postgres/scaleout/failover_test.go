@@ -140,6 +140,29 @@ func (l *ledger) deliver(ctx context.Context, t *testing.T, s *postgres.Store, u
 // and every acknowledged plant's event reaches the receiver.
 func TestFailoverToTheSynchronousStandby(t *testing.T) {
 	c := startCluster(t)
+	failover(t, c, func() { c.kill(c.primary) })
+}
+
+// The primary is fenced instead, made read-only while it runs, as failover
+// tools do to an old primary: its sessions stay open and refuse writes
+// (SQLSTATE 25006). The store drops them instead of failing every request
+// on them until they age out, and resumes on the promoted standby.
+func TestFailoverFromAFencedPrimary(t *testing.T) {
+	c := startCluster(t)
+	primary := c.db(t, c.primary)
+	failover(t, c, func() {
+		_, err := primary.Exec("ALTER SYSTEM SET default_transaction_read_only = on")
+		if err == nil {
+			_, err = primary.Exec("SELECT pg_reload_conf()")
+		}
+		require.NoError(t, err)
+	})
+}
+
+// failover runs the load on c, ends the primary's service with outage,
+// promotes the standby, and checks what TestFailoverToTheSynchronousStandby
+// describes.
+func failover(t *testing.T, c *cluster, outage func()) {
 	url := fmt.Sprintf("postgres://postgres@127.0.0.1:%d,127.0.0.1:%d/postgres?sslmode=disable&target_session_attrs=read-write&connect_timeout=2",
 		c.primary.port, c.standby.port)
 	const receiver = "http://receiver.example/hook"
@@ -168,7 +191,7 @@ func TestFailoverToTheSynchronousStandby(t *testing.T) {
 
 	acked := func() int { l.mu.Lock(); defer l.mu.Unlock(); return len(l.created) }
 	require.Eventually(t, func() bool { return acked() >= 200 }, 20*time.Second, 5*time.Millisecond, "no load before the failover")
-	c.kill(c.primary)
+	outage()
 	require.Eventually(t, func() bool { return l.refusals.Load() > 0 }, 10*time.Second, 5*time.Millisecond, "no write refused without a primary")
 	c.promote(t)
 	promoted := time.Now()
