@@ -41,7 +41,10 @@ func (s *Store) waitReady(ctx context.Context) error {
 			return nil
 		}
 		if !retryableAtStart(err) {
-			return fmt.Errorf("database at %s refused the connection: %s%s", s.target, startReason(err), s.poolerHint(err))
+			if s.poolerRefusedOptions(err) {
+				return fmt.Errorf("database at %s refused the connection: %s: %w", s.target, startReason(err), ErrStartupOptionsRefused)
+			}
+			return fmt.Errorf("database at %s refused the connection: %s", s.target, startReason(err))
 		}
 		// An attempt cut short by the end of the whole wait says less than
 		// the failure before it ("connection refused"). The deadline is read
@@ -75,14 +78,17 @@ func retryableAtStart(err error) bool {
 	return k == unavailable
 }
 
-// poolerHint names the way out when a pooler refused the start-up options
-// that the store sends on sessions of its own.
-func (s *Store) poolerHint(err error) string {
-	if pqErr := pq.As(err); pqErr != nil && pqErr.Code == pqerror.ProtocolViolation && !s.cfg.Pooler.shared() &&
-		strings.Contains(pqErr.Message, "startup parameter") {
-		return " (behind a transaction pooler such as PgBouncer, set the pooler to " + string(PoolerTransaction) + ")"
-	}
-	return ""
+// ErrStartupOptionsRefused is why Open fails when a pooler (PgBouncer)
+// refused the start-up options that the store sends with PoolerNone: the
+// store is behind a transaction pooler and must be told so.
+var ErrStartupOptionsRefused = errors.New("a pooler refused the start-up options; behind a transaction pooler such as PgBouncer, set the pooler to " + string(PoolerTransaction))
+
+// poolerRefusedOptions reports whether err is a pooler's refusal of the
+// start-up options sent on sessions of the store's own.
+func (s *Store) poolerRefusedOptions(err error) bool {
+	pqErr := pq.As(err)
+	return pqErr != nil && pqErr.Code == pqerror.ProtocolViolation && !s.cfg.Pooler.shared() &&
+		strings.Contains(pqErr.Message, "startup parameter")
 }
 
 // startReason says why the database could not be reached, in the words of

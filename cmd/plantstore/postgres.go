@@ -71,6 +71,9 @@ func openPostgres(lc fx.Lifecycle, s *storeSettings, pg *postgresSettings, w *we
 	c.Batch.MaxBatch = s.BatchMaxSize
 	c.Batch.MaxWait = s.BatchMaxWait
 	st, err := postgres.Open(context.Background(), c)
+	if errors.Is(err, postgres.ErrStartupOptionsRefused) {
+		return nil, fmt.Errorf("PLANTSTORE_DATABASE_URL: %w (PLANTSTORE_DATABASE_POOLER=transaction)", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("PLANTSTORE_DATABASE_URL: %w", err)
 	}
