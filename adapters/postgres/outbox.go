@@ -29,7 +29,8 @@ import (
 // statement per limit (at most the dispatcher's concurrency), since a
 // generic plan takes a parameter's limit to be a tenth of the table.
 // Settlements are planned each time: their ids come as arrays whose length
-// only a custom plan knows.
+// only a custom plan knows. Through a transaction pooler nothing is prepared
+// (see statements), and claims are planned each time too.
 const (
 	// claimEvents claims a receiver's due events that are no later than its
 	// oldest packed row: events committed together are due from their commit and
