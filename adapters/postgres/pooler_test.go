@@ -2,35 +2,16 @@ package postgres
 
 import (
 	"context"
+	"testing"
+
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
-	"testing"
-
-	"github.com/plantstore/plantstore/adapters/storetest"
 )
 
 // transactionPooler runs a store as it runs through a transaction pooler.
 func transactionPooler(c *Config) { c.Pooler = PoolerTransaction }
-
-// The shared store behaviour holds with no session state, on a direct
-// connection too (the pooler suite runs it through PgBouncer).
-func TestContractWithoutSessionState(t *testing.T) {
-	storetest.Run(t, storetest.Harness{
-		Open: func(t *testing.T) storetest.Store {
-			s, _ := newStore(t, transactionPooler)
-			return s
-		},
-		Reopen: func(t *testing.T, s storetest.Store) storetest.Store {
-			return openStore(t, s.(*Store).cfg.URL, transactionPooler)
-		},
-		OpenOutbox: func(t *testing.T, receivers []string) storetest.OutboxStore {
-			s, _ := newStore(t, func(c *Config) { c.Receivers = receivers; transactionPooler(c) })
-			return s
-		},
-	})
-}
 
 // Through a transaction pooler the store sends no start-up options (PgBouncer
 // refuses them): its sessions and the outbox's keep the database's settings;
