@@ -72,10 +72,11 @@ const (
 	PoolerNone Pooler = "none"
 	// PoolerTransaction: a transaction pooler (PgBouncer's pool_mode =
 	// transaction) hands each transaction to whichever server session is
-	// free. The store then keeps no session state: no start-up options, no
-	// named prepared statements (each statement is parsed, bound and run in
-	// one exchange), no session locks; the outbox's settings are set per
-	// transaction.
+	// free. The store then keeps no session state: no start-up options (the
+	// settings it needs are set per transaction: JIT off for lists, the
+	// outbox's commits without waiting for the disk), no named prepared
+	// statements (each statement is parsed, bound and run in one exchange),
+	// no session locks (migrations lock a table row).
 	PoolerTransaction Pooler = "transaction"
 )
 
