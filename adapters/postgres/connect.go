@@ -167,18 +167,19 @@ func redact(err error, rawURL string) string {
 // generic plan takes a LIMIT given as a parameter to read a tenth of the
 // table, so on a few million plants every list paid about 20 ms of
 // compilation for a query that runs in 0.1 ms. Through a transaction pooler
-// no statement is prepared: each is planned for its own arguments, and that
-// estimate is never made.
+// there are no session settings; lists turn JIT off in their own
+// transaction (see listGroup).
 var sessionSettings = []string{"jit=off"}
 
 // connector opens sessions to the database at rawURL. On sessions of their
 // own (PoolerNone) it passes sessionSettings and the given settings as
 // start-up options before the URL's own options parameter, which therefore
-// wins where both set one. A URL in libpq's authority form with several
-// hosts is read as lib/pq's query form (hostList). Through a transaction pooler, which refuses
+// wins where both set one. Through a transaction pooler, which refuses
 // start-up options and shares sessions, it sets none, and sends each
 // statement's parse, bind and execution in one exchange (lib/pq's
-// binary_parameters), so that no step lands on another server session.
+// binary_parameters), so that no step lands on another server session. A
+// URL in libpq's authority form with several hosts is read as lib/pq's
+// query form (hostList).
 func connector(rawURL string, pooler Pooler, settings ...string) (*pq.Connector, error) {
 	listed, err := hostList(rawURL)
 	if err != nil {
