@@ -3,7 +3,6 @@ package scaleout
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,14 +115,18 @@ func (c *cluster) start(t *testing.T, s *server) {
 	s.exited = make(chan struct{})
 	go func() { _ = s.cmd.Wait(); _ = logFile.Close(); close(s.exited) }()
 	t.Cleanup(func() { c.kill(s) })
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port))
+	// Listening is not enough: a server that is starting up refuses
+	// connections until it is consistent.
+	db, err := sqlx.Open("postgres", s.url())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
 	require.Eventually(t, func() bool {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			_ = conn.Close()
-		}
-		return err == nil
-	}, 30*time.Second, 10*time.Millisecond, "%s does not listen on %s:\n%s", s.name, addr, c.log(s))
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		return db.PingContext(ctx) == nil
+	}, 30*time.Second, 10*time.Millisecond, "%s does not accept connections on port %d:\n%s", s.name, s.port, c.log(s))
 }
 
 // kill kills s and every process of its group at once, as a crash of its

@@ -73,7 +73,8 @@ func serverDir(t testing.TB) string {
 }
 
 // asServerUser makes cmd run as the postgres user when the tests run as
-// root, which PostgreSQL and PgBouncer both refuse, and hands dir to it.
+// root, which PostgreSQL and PgBouncer both refuse, and hands it dir and the
+// files in it.
 func asServerUser(t testing.TB, cmd *exec.Cmd, dir string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -85,14 +86,20 @@ func asServerUser(t testing.TB, cmd *exec.Cmd, dir string) {
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
-	err = filepath.Walk(dir, func(path string, _ os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(path, uid, gid)
-	})
+	// The directory and the files the test wrote into it; what the servers
+	// write below it is theirs already, and may vanish while this runs.
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	paths := []string{dir}
+	for _, e := range entries {
+		paths = append(paths, filepath.Join(dir, e.Name()))
+	}
+	for _, path := range paths {
+		if err := os.Lchown(path, uid, gid); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
 }
