@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"fmt"
 	"log/slog"
 	"runtime"
 	"time"
@@ -57,7 +58,41 @@ type Config struct {
 	// Logger receives what the store keeps from its callers: driver error
 	// details behind ErrUnavailable and faults. Nil discards them.
 	Logger *slog.Logger
+	// Pooler is what stands between the store and PostgreSQL (PoolerNone).
+	Pooler Pooler
 }
+
+// Pooler names what the store talks to: PostgreSQL itself or a pooler that
+// shares server sessions among its clients.
+type Pooler string
+
+const (
+	// PoolerNone: every connection is a session of its own, which keeps
+	// session settings and prepared statements for its lifetime.
+	PoolerNone Pooler = "none"
+	// PoolerTransaction: a transaction pooler (PgBouncer's pool_mode =
+	// transaction) hands each transaction to whichever server session is
+	// free. The store then keeps no session state: no start-up options (the
+	// settings it needs are set per transaction: JIT off for lists, the
+	// outbox's commits without waiting for the disk), no named prepared
+	// statements (each statement is parsed, bound and run in one exchange),
+	// no session locks (migrations lock a table row).
+	PoolerTransaction Pooler = "transaction"
+)
+
+// ParsePooler reads a Pooler by its name; "" is PoolerNone.
+func ParsePooler(name string) (Pooler, error) {
+	switch p := Pooler(name); p {
+	case "", PoolerNone:
+		return PoolerNone, nil
+	case PoolerTransaction:
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown pooler %q (none or transaction)", name)
+}
+
+// shared reports whether server sessions are shared with other clients.
+func (p Pooler) shared() bool { return p == PoolerTransaction }
 
 // DefaultMaxOpenConns is the pool when none is configured: two connections
 // per core the service may use, and at least MinMaxOpenConns.
@@ -84,6 +119,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Batch.MaxWriters <= 0 {
 		c.Batch.MaxWriters = c.MaxOpenConns
+	}
+	if c.Pooler == "" {
+		c.Pooler = PoolerNone
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -41,6 +41,9 @@ func (s *Store) waitReady(ctx context.Context) error {
 			return nil
 		}
 		if !retryableAtStart(err) {
+			if s.poolerRefusedOptions(err) {
+				return fmt.Errorf("database at %s refused the connection: %s: %w", s.target, startReason(err), ErrStartupOptionsRefused)
+			}
 			return fmt.Errorf("database at %s refused the connection: %s", s.target, startReason(err))
 		}
 		// An attempt cut short by the end of the whole wait says less than
@@ -65,6 +68,7 @@ func retryableAtStart(err error) bool {
 	if pqErr := pq.As(err); pqErr != nil {
 		switch {
 		case pqErr.Code.Class() == pqerror.ClassInvalidAuthorizationSpecification,
+			pqErr.Code == pqerror.ProtocolViolation, // a pooler refusing a start-up parameter
 			pqErr.Code == pqerror.InvalidPassword,
 			pqErr.Code == pqerror.InvalidCatalogName:
 			return false
@@ -72,6 +76,19 @@ func retryableAtStart(err error) bool {
 	}
 	k := classify(err)
 	return k == unavailable
+}
+
+// ErrStartupOptionsRefused is why Open fails when a pooler (PgBouncer)
+// refused the start-up options that the store sends with PoolerNone: the
+// store is behind a transaction pooler and must be told so.
+var ErrStartupOptionsRefused = errors.New("a pooler refused the start-up options; behind a transaction pooler such as PgBouncer, set the pooler to " + string(PoolerTransaction))
+
+// poolerRefusedOptions reports whether err is a pooler's refusal of the
+// start-up options sent on sessions of the store's own.
+func (s *Store) poolerRefusedOptions(err error) bool {
+	pqErr := pq.As(err)
+	return pqErr != nil && pqErr.Code == pqerror.ProtocolViolation && !s.cfg.Pooler.shared() &&
+		strings.Contains(pqErr.Message, "startup parameter")
 }
 
 // startReason says why the database could not be reached, in the words of
@@ -99,9 +116,18 @@ func startReason(err error) string {
 // target returns the host:port a connection URL points at, for messages that
 // must never show the URL itself (it may carry a password).
 func target(raw string) string {
+	if listed, err := hostList(raw); err == nil {
+		raw = listed
+	}
 	if u, err := url.Parse(raw); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
 		host := cmp.Or(u.Hostname(), u.Query().Get("host"), "localhost")
 		port := cmp.Or(u.Port(), u.Query().Get("port"), "5432")
+		if hosts, ports := strings.Split(host, ","), strings.Split(port, ","); len(hosts) > 1 {
+			for i := range hosts {
+				hosts[i] = net.JoinHostPort(hosts[i], ports[min(i, len(ports)-1)])
+			}
+			return strings.Join(hosts, ",")
+		}
 		return net.JoinHostPort(host, port)
 	}
 	host, port := "localhost", "5432"
@@ -140,26 +166,42 @@ func redact(err error, rawURL string) string {
 // the planner's estimate, which misleads it here. A prepared list statement's
 // generic plan takes a LIMIT given as a parameter to read a tenth of the
 // table, so on a few million plants every list paid about 20 ms of
-// compilation for a query that runs in 0.1 ms.
+// compilation for a query that runs in 0.1 ms. Through a transaction pooler
+// there are no session settings; lists turn JIT off in their own
+// transaction (see listGroup).
 var sessionSettings = []string{"jit=off"}
 
-// connector opens sessions to the database at rawURL with sessionSettings
-// and the given settings, passed as start-up options before the URL's own
-// options parameter, which therefore wins where both set one.
-func connector(rawURL string, settings ...string) (*pq.Connector, error) {
-	u, err := url.Parse(rawURL)
+// connector opens sessions to the database at rawURL. On sessions of their
+// own (PoolerNone) it passes sessionSettings and the given settings as
+// start-up options before the URL's own options parameter, which therefore
+// wins where both set one. Through a transaction pooler, which refuses
+// start-up options and shares sessions, it sets none, and sends each
+// statement's parse, bind and execution in one exchange (lib/pq's
+// binary_parameters), so that no step lands on another server session. A
+// URL in libpq's authority form with several hosts is read as lib/pq's
+// query form (hostList).
+func connector(rawURL string, pooler Pooler, settings ...string) (*pq.Connector, error) {
+	listed, err := hostList(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("store: invalid database URL: %s", redact(err, rawURL))
 	}
-	var options []string
-	for _, s := range append(slices.Clone(sessionSettings), settings...) {
-		options = append(options, "-c "+s)
+	u, err := url.Parse(listed)
+	if err != nil {
+		return nil, fmt.Errorf("store: invalid database URL: %s", redact(err, rawURL))
 	}
 	q := u.Query()
-	if own := q.Get("options"); own != "" {
-		options = append(options, own)
+	if pooler.shared() {
+		q.Set("binary_parameters", "yes")
+	} else {
+		var options []string
+		for _, s := range append(slices.Clone(sessionSettings), settings...) {
+			options = append(options, "-c "+s)
+		}
+		if own := q.Get("options"); own != "" {
+			options = append(options, own)
+		}
+		q.Set("options", strings.Join(options, " "))
 	}
-	q.Set("options", strings.Join(options, " "))
 	u.RawQuery = q.Encode()
 	c, err := pq.NewConnector(u.String())
 	if err != nil {

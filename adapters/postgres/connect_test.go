@@ -72,6 +72,8 @@ func TestTarget(t *testing.T) {
 		"postgres:///x":                        "localhost:5432",
 		"host=10.0.0.1 port=5433 password=p x": "10.0.0.1:5433",
 		"postgres://u@[::1]:5432/x":            "[::1]:5432",
+		"postgres://u:p@a:5432,b:5433/x":       "a:5432,b:5433",
+		"postgres:///x?host=a,b&port=1,2":      "a:1,b:2",
 	}
 	for raw, want := range cases {
 		if got := target(raw); got != want {

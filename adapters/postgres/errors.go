@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 
 	"github.com/lib/pq"
@@ -57,8 +58,18 @@ func classify(err error) kind {
 		errors.As(err, &netErr):
 		return unavailable
 	}
+	// lib/pq's words when no host of the URL is the primary that
+	// target_session_attrs=read-write asks for: a failover under way.
+	for _, msg := range noPrimary {
+		if strings.Contains(err.Error(), msg) {
+			return unavailable
+		}
+	}
 	return fault
 }
+
+// noPrimary are what lib/pq says when it found no host to write to.
+var noPrimary = []string{"could not connect to any of the hosts", "session is read-only", "server is in hot standby mode"}
 
 func classifyCode(e *pq.Error) kind {
 	switch e.Code {
@@ -98,6 +109,11 @@ func reason(err error) string {
 	case errors.As(err, &dnsErr):
 		return "host not found"
 	}
+	for _, msg := range noPrimary {
+		if strings.Contains(err.Error(), msg) {
+			return "no primary reachable"
+		}
+	}
 	if pqErr := pq.As(err); pqErr != nil {
 		switch pqErr.Code {
 		case pqerror.TooManyConnections:
@@ -119,6 +135,7 @@ func reason(err error) string {
 // fail turns err into what the store returns, logging the detail it keeps
 // from the caller. op names what failed, for the log.
 func (s *Store) fail(op string, err error) error {
+	s.noteReadOnly(err)
 	switch classify(err) {
 	case canceled:
 		return fmt.Errorf("store: %s: %w", op, context.Canceled)

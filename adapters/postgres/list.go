@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/plantstore/plantstore/adapters/internal/groupcommit"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
@@ -88,10 +90,28 @@ func (s *Store) listGroup(ctx context.Context, qs []application.ListQuery, group
 	if qs[group[0]].Tag.IsSet() {
 		query, args = listTaggedPages, append(args, textArray(tags, nil))
 	}
+	if s.cfg.Pooler.shared() {
+		// The planner takes each page's LIMIT, a column of the arguments,
+		// for a tenth of the table, planned afresh or not: 32 pages on
+		// three million plants were compiled (5.5 ms, against 0.2 ms
+		// without JIT, measured), and a query's 16 pages reach that cost
+		// at about six million. JIT is turned off in the query's
+		// transaction, as sessionSettings does on sessions of the store's
+		// own.
+		return localTx(ctx, s.db, "jit = off", func(tx *sqlx.Tx) error {
+			return s.readPages(ctx, unprepared{db: tx, text: query}, args, group, out)
+		})
+	}
 	stmt, err := s.stmts.get(ctx, s.db, query)
 	if err != nil {
 		return err
 	}
+	return s.readPages(ctx, stmt, args, group, out)
+}
+
+// readPages runs a list query and sets the pages of the lists qs[group] in
+// out.
+func (s *Store) readPages(ctx context.Context, stmt statement, args []any, group []int, out []groupcommit.Result[[]domain.Plant]) error {
 	rows, err := stmt.QueryxContext(ctx, args...)
 	if err != nil {
 		return err

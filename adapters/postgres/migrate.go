@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"time"
 
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
@@ -19,17 +20,17 @@ var migrationFiles embed.FS
 const migrationLockRetries = 120
 
 // Migrate brings the schema up to date. It is idempotent, and replicas that
-// start together may all call it: a session-level lock lets one of them apply
-// the migrations while the others wait and then find nothing to do.
+// start together may all call it: a lock lets one of them apply the
+// migrations while the others wait and then find nothing to do.
 func (s *Store) Migrate(ctx context.Context) error {
 	if err := s.checkEncoding(ctx); err != nil {
 		return err
 	}
-	locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, migrationLockRetries))
+	lockOpt, err := s.migrationLock()
 	if err != nil {
 		return fmt.Errorf("store: migration lock: %w", err)
 	}
-	provider, err := s.migrations(goose.WithSessionLocker(locker))
+	provider, err := s.migrations(lockOpt)
 	if err != nil {
 		return err
 	}
@@ -37,6 +38,22 @@ func (s *Store) Migrate(ctx context.Context) error {
 		return s.fail("migrate", err)
 	}
 	return nil
+}
+
+// migrationLock is a session-level advisory lock on sessions of the store's
+// own. Through a transaction pooler a session lock would be taken on one
+// server session and released (or not) on another, and left to block every
+// later migration, so the lock is then a row in a table of its own
+// (goose_lock), leased and kept alive while the migrations run.
+func (s *Store) migrationLock() (goose.ProviderOption, error) {
+	if s.cfg.Pooler.shared() {
+		locker, err := lock.NewPostgresTableLocker(
+			lock.WithTableLockTimeout(time.Second, migrationLockRetries),
+			lock.WithTableLogger(s.log))
+		return goose.WithLocker(locker), err
+	}
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, migrationLockRetries))
+	return goose.WithSessionLocker(locker), err
 }
 
 // SchemaBehind reports whether this build knows migrations the database has

@@ -29,7 +29,8 @@ import (
 // statement per limit (at most the dispatcher's concurrency), since a
 // generic plan takes a parameter's limit to be a tenth of the table.
 // Settlements are planned each time: their ids come as arrays whose length
-// only a custom plan knows.
+// only a custom plan knows. Through a transaction pooler nothing is prepared
+// (see statements), and claims are planned each time too.
 const (
 	// claimEvents claims a receiver's due events that are no later than its
 	// oldest packed row: events committed together are due from their commit and
@@ -110,12 +111,12 @@ WHERE e.id = s.id AND e.claim = s.claim AND NOT s.delivered`
 // otherwise keep scanning the whole table as it grows.
 func (s *Store) outboxDB() (*sqlx.DB, error) {
 	s.outboxOnce.Do(func() {
-		c, err := connector(s.cfg.URL, "synchronous_commit=off", "enable_seqscan=off")
+		c, err := connector(s.cfg.URL, s.cfg.Pooler, outboxSettings...)
 		if err != nil {
 			s.outboxErr = err
 			return
 		}
-		s.outbox = sqlx.NewDb(sql.OpenDB(c), "postgres")
+		s.outbox = sqlx.NewDb(sql.OpenDB(sessions{pq: c, readOnlySeen: s.readOnlySeen}), "postgres")
 		conns := outboxConns + len(s.cfg.Receivers)
 		s.outbox.SetMaxOpenConns(conns)
 		s.outbox.SetMaxIdleConns(conns)
@@ -168,11 +169,28 @@ func (s *Store) ClaimDue(ctx context.Context, url string, now time.Time, lease t
 // events. On an error it returns those claimed so far with it: their claims
 // are held, so the dispatcher attempts them rather than waiting out the lease.
 func (s *Store) claim(ctx context.Context, db *sqlx.DB, query, url string, now time.Time, lease time.Duration, claim string, events []application.Event) ([]application.Event, error) {
+	if s.cfg.Pooler.shared() {
+		claimed := events
+		err := s.outboxTx(ctx, db, "claim events", func(tx *sqlx.Tx) error {
+			var err error
+			claimed, err = s.claimWith(ctx, unprepared{db: tx, text: query}, url, now, lease, claim, events)
+			return err
+		})
+		if err != nil {
+			return events, err // the transaction's claims were rolled back
+		}
+		return claimed, nil
+	}
 	stmt, err := s.stmts.get(ctx, db, query)
 	if err != nil {
 		return events, s.fail("claim events", err)
 	}
-	rows, err := stmt.QueryContext(ctx, now.UTC(), now.Add(lease).UTC(), claim, url)
+	return s.claimWith(ctx, stmt, url, now, lease, claim, events)
+}
+
+// claimWith runs a claiming statement, as claim describes.
+func (s *Store) claimWith(ctx context.Context, stmt statement, url string, now time.Time, lease time.Duration, claim string, events []application.Event) ([]application.Event, error) {
+	rows, err := stmt.QueryxContext(ctx, now.UTC(), now.Add(lease).UTC(), claim, url)
 	if err != nil {
 		return events, s.fail("claim events", err)
 	}
@@ -215,12 +233,18 @@ func (s *Store) Settle(ctx context.Context, outcomes []application.Settlement) e
 		delivered[i], failed[i] = o.Delivered, o.Failed
 		retryAt[i] = o.RetryAt.UTC().Format(time.RFC3339Nano)
 	}
-	_, err = db.ExecContext(ctx, settleEvents, textArray(ids, nil), textArray(claims, nil),
-		boolArray(delivered), boolArray(failed), textArray(retryAt, nil), textArray(errs, nil))
-	if err != nil {
-		return s.fail("settle events", err)
+	args := []any{textArray(ids, nil), textArray(claims, nil),
+		boolArray(delivered), boolArray(failed), textArray(retryAt, nil), textArray(errs, nil)}
+	settle := func(q sqlx.ExecerContext) error {
+		if _, err := q.ExecContext(ctx, settleEvents, args...); err != nil {
+			return s.fail("settle events", err)
+		}
+		return nil
 	}
-	return nil
+	if s.cfg.Pooler.shared() {
+		return s.outboxTx(ctx, db, "settle events", func(tx *sqlx.Tx) error { return settle(tx) })
+	}
+	return settle(db)
 }
 
 // Committed receives a signal after a batch stored events.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jmoiron/sqlx"
 
@@ -33,6 +34,8 @@ type Store struct {
 	outbox     *sqlx.DB // the outbox's bookkeeping; see outboxDB
 	outboxErr  error
 
+	readOnlySeen *atomic.Uint64 // see sessions
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -46,11 +49,12 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.URL == "" {
 		return nil, errors.New("store: no database URL")
 	}
-	c, err := connector(cfg.URL)
+	c, err := connector(cfg.URL, cfg.Pooler)
 	if err != nil {
 		return nil, err
 	}
-	db := sqlx.NewDb(sql.OpenDB(c), "postgres")
+	readOnlySeen := new(atomic.Uint64)
+	db := sqlx.NewDb(sql.OpenDB(sessions{pq: c, readOnlySeen: readOnlySeen}), "postgres")
 	db.SetMaxOpenConns(cfg.MaxOpenConns)
 	db.SetMaxIdleConns(cfg.MaxIdleConns)
 	db.SetConnMaxLifetime(cfg.ConnMaxLifetime)
@@ -63,6 +67,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		target:    target(cfg.URL),
 		receivers: textArray(cfg.Receivers, nil),
 		committed: make(chan struct{}, 1),
+		stmts:     statements{unprepared: cfg.Pooler.shared()},
+
+		readOnlySeen: readOnlySeen,
 	}
 	s.metrics = newMetrics(db.DB, func() int { return s.batcher.Queued() }, map[string]func() int{
 		"write": func() int { return s.batcher.Writers() },

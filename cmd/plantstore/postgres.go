@@ -21,6 +21,19 @@ type postgresSettings struct {
 	ConnMaxLifetime time.Duration `flag:"db-conn-max-lifetime" default:"30m" help:"PostgreSQL: connections are recycled after this long"`
 	QueryTimeout    time.Duration `flag:"db-query-timeout" default:"5s" help:"longest a store statement may take before the request answers 503"`
 	StartupWait     time.Duration `flag:"db-startup-wait" default:"30s" help:"PostgreSQL: how long start-up retries an unreachable database before giving up"`
+	Pooler          pooler        `flag:"database-pooler" default:"none" help:"PostgreSQL: none, or transaction when reached through a transaction pooler such as PgBouncer (no session state: no start-up options, no prepared statements, no session locks)"`
+}
+
+// pooler is what stands between the service and PostgreSQL.
+type pooler postgres.Pooler
+
+func (p *pooler) UnmarshalText(b []byte) error {
+	v, err := postgres.ParsePooler(string(b))
+	if err != nil {
+		return errors.New("must be none or transaction")
+	}
+	*p = pooler(v)
+	return nil
 }
 
 // poolSize is a number of connections, or auto (zero): the store's default.
@@ -53,10 +66,14 @@ func openPostgres(lc fx.Lifecycle, s *storeSettings, pg *postgresSettings, w *we
 		ConnectTimeout:  pg.StartupWait,
 		Receivers:       w.receivers(),
 		Logger:          log,
+		Pooler:          postgres.Pooler(pg.Pooler),
 	}
 	c.Batch.MaxBatch = s.BatchMaxSize
 	c.Batch.MaxWait = s.BatchMaxWait
 	st, err := postgres.Open(context.Background(), c)
+	if errors.Is(err, postgres.ErrStartupOptionsRefused) {
+		return nil, fmt.Errorf("PLANTSTORE_DATABASE_URL: %w (PLANTSTORE_DATABASE_POOLER=transaction)", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("PLANTSTORE_DATABASE_URL: %w", err)
 	}

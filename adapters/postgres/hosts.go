@@ -1,0 +1,76 @@
+package postgres
+
+import (
+	"errors"
+	"net"
+	"net/url"
+	"strings"
+)
+
+// hostList rewrites a URL in libpq's authority form with several hosts, the
+// form PostgreSQL's documentation shows for failover
+// (postgres://user:pw@a:5432,b:5433/db?target_session_attrs=read-write),
+// into the query form that lib/pq reads
+// (postgres://user:pw@/db?host=a,b&port=5432,5433&target_session_attrs=read-write),
+// which lib/pq would otherwise dial as one host named "a:5432,b". A host
+// without a port gets 5432, as in libpq. Any other URL is returned as it is.
+func hostList(raw string) (string, error) {
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok || (scheme != "postgres" && scheme != "postgresql") {
+		return raw, nil
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	authority, tail := rest[:end], rest[end:]
+	userinfo, hostport := "", authority
+	if at := strings.LastIndex(authority, "@"); at >= 0 {
+		userinfo, hostport = authority[:at+1], authority[at+1:]
+	}
+	if !strings.Contains(hostport, ",") {
+		return raw, nil
+	}
+	var hosts, ports []string
+	for _, hp := range strings.Split(hostport, ",") {
+		host, port, err := splitHostPort(hp)
+		if err != nil {
+			return "", err
+		}
+		hosts, ports = append(hosts, host), append(ports, port)
+	}
+	u, err := url.Parse(scheme + "://" + userinfo + tail)
+	if err != nil {
+		return "", err
+	}
+	q := u.Query()
+	if q.Has("host") || q.Has("port") {
+		return "", errors.New("hosts given both before the path and as host or port parameters")
+	}
+	q.Set("host", strings.Join(hosts, ","))
+	q.Set("port", strings.Join(ports, ","))
+	u.RawQuery = q.Encode()
+	if u.Path == "" {
+		u.Path = "/" // keeps the "//" that lib/pq looks for
+	}
+	return u.String(), nil
+}
+
+// splitHostPort splits one host[:port] of a host list; an IPv6 address is
+// in brackets.
+func splitHostPort(hp string) (host, port string, err error) {
+	if hp == "" {
+		return "", "", errors.New("an empty host in the host list")
+	}
+	if !strings.Contains(strings.TrimPrefix(hp, "["), ":") || (strings.HasPrefix(hp, "[") && strings.HasSuffix(hp, "]")) {
+		return strings.Trim(hp, "[]"), "5432", nil
+	}
+	host, port, err = net.SplitHostPort(hp)
+	if err != nil {
+		return "", "", err
+	}
+	if port == "" {
+		port = "5432"
+	}
+	return host, port, nil
+}

@@ -1,0 +1,258 @@
+package scaleout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/plantstore/plantstore/adapters/postgres"
+	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/domain"
+)
+
+// failoverDeadline bounds each write of the failover test, as a request's
+// deadline would (the store's query timeout).
+const failoverDeadline = 2 * time.Second
+
+// ledger keeps what the store acknowledged, per plant: the name it last
+// acknowledged, or that it acknowledged the delete. A plant whose last write
+// failed is left out: that write may or may not have committed.
+type ledger struct {
+	mu        sync.Mutex
+	names     map[int64]string // acknowledged, present
+	deleted   map[int64]bool   // acknowledged, deleted
+	created   map[int64]bool   // every acknowledged create, whose event must reach the receiver
+	failures  []error          // errors other than ErrUnavailable
+	slowest   time.Duration
+	lastAck   atomic.Int64 // unix nanoseconds of the latest acknowledged write
+	refusals  atomic.Int64 // writes refused as unavailable
+	delivered map[int64]bool
+}
+
+// write runs one write under the deadline and records its outcome: ok says
+// that it was acknowledged.
+func (l *ledger) write(id int64, f func(ctx context.Context) error) (ok bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), failoverDeadline)
+	defer cancel()
+	start := time.Now()
+	err := f(ctx)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.slowest = max(l.slowest, time.Since(start))
+	switch {
+	case err == nil:
+		l.lastAck.Store(time.Now().UnixNano())
+		return true
+	case errors.Is(err, application.ErrUnavailable):
+		l.refusals.Add(1)
+	default:
+		l.failures = append(l.failures, fmt.Errorf("plant %d: %w", id, err))
+	}
+	delete(l.names, id) // unknown from now on
+	delete(l.deleted, id)
+	return false
+}
+
+// lifecycle creates, changes and (one in three) deletes plant id.
+func (l *ledger) lifecycle(s *postgres.Store, id int64) {
+	np, _ := domain.ParseNewPlant(id, fmt.Sprintf("Fern %d", id), nil)
+	rec := application.Record{Plant: domain.PlantFrom(np), CreatedBy: "tester", CreatedAt: time.Now()}
+	if !l.write(id, func(ctx context.Context) error { _, _, err := s.InsertIfAbsent(ctx, rec); return err }) {
+		return
+	}
+	l.ack(id, func() { l.names[id], l.created[id] = rec.Plant.Name().String(), true })
+	name, _ := domain.ParseName(fmt.Sprintf("Fern %d changed", id))
+	change := func(ctx context.Context) error {
+		c, err := s.ChangePlant(ctx, domain.ID(id), application.PlantChange{Name: &name}, nil)
+		if err == nil && !c.Applied {
+			err = errors.New("change not applied to an acknowledged plant")
+		}
+		return err
+	}
+	if !l.write(id, change) {
+		return
+	}
+	l.ack(id, func() { l.names[id] = name.String() })
+	if id%3 != 0 {
+		return
+	}
+	remove := func(ctx context.Context) error {
+		deleted, err := s.DeletePlant(ctx, domain.ID(id))
+		if err == nil && !deleted {
+			err = errors.New("acknowledged plant not found to delete")
+		}
+		return err
+	}
+	if l.write(id, remove) {
+		l.ack(id, func() { delete(l.names, id); l.deleted[id] = true })
+	}
+}
+
+func (l *ledger) ack(_ int64, f func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f()
+}
+
+// deliver claims and settles the receiver's events until ctx ends, as the
+// webhook dispatcher does, recording the plants delivered; claims and
+// settlements that fail are retried, and a claim that was lost comes back
+// when its lease ends.
+func (l *ledger) deliver(ctx context.Context, t *testing.T, s *postgres.Store, url string) {
+	for ctx.Err() == nil {
+		events, err := s.ClaimDue(ctx, url, time.Now(), time.Second, 32)
+		if err == nil && len(events) > 0 {
+			outcomes := make([]application.Settlement, len(events))
+			for i, e := range events {
+				outcomes[i] = application.Settlement{ID: e.ID, Claim: e.Claim, Delivered: true}
+			}
+			if err = s.Settle(ctx, outcomes); err == nil {
+				l.mu.Lock()
+				for _, e := range events {
+					l.delivered[int64(e.Plant.ID())] = true
+				}
+				l.mu.Unlock()
+				continue
+			}
+		}
+		if err != nil && !errors.Is(err, application.ErrUnavailable) && ctx.Err() == nil {
+			t.Errorf("outbox: %v", err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-s.Committed():
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// The primary dies under creates, changes and deletes, and its synchronous
+// standby is promoted: meanwhile writes are refused as unavailable (never a
+// fault, never past their deadline); writes are acknowledged again within
+// five seconds of the promotion, through the same store, reached with a
+// multi-host URL in libpq's authority form; nothing acknowledged is lost;
+// and every acknowledged plant's event reaches the receiver.
+func TestFailoverToTheSynchronousStandby(t *testing.T) {
+	c := startCluster(t)
+	failover(t, c, func() { c.kill(c.primary) })
+}
+
+// The primary is fenced instead, made read-only while it runs, as failover
+// tools do to an old primary: its sessions stay open and refuse writes
+// (SQLSTATE 25006). The store drops them instead of failing every request
+// on them until they age out, and resumes on the promoted standby.
+func TestFailoverFromAFencedPrimary(t *testing.T) {
+	c := startCluster(t)
+	primary := c.db(t, c.primary)
+	failover(t, c, func() {
+		_, err := primary.Exec("ALTER SYSTEM SET default_transaction_read_only = on")
+		if err == nil {
+			_, err = primary.Exec("SELECT pg_reload_conf()")
+		}
+		require.NoError(t, err)
+	})
+}
+
+// failover runs the load on c, ends the primary's service with outage,
+// promotes the standby, and checks what TestFailoverToTheSynchronousStandby
+// describes.
+func failover(t *testing.T, c *cluster, outage func()) {
+	url := fmt.Sprintf("postgres://postgres@127.0.0.1:%d,127.0.0.1:%d/postgres?sslmode=disable&target_session_attrs=read-write&connect_timeout=2",
+		c.primary.port, c.standby.port)
+	const receiver = "http://receiver.example/hook"
+	s, err := postgres.Open(context.Background(), postgres.Config{
+		URL: url, MaxOpenConns: 8, QueryTimeout: failoverDeadline, ConnectTimeout: 10 * time.Second, Receivers: []string{receiver},
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	require.NoError(t, s.Migrate(context.Background()))
+
+	l := &ledger{names: map[int64]string{}, deleted: map[int64]bool{}, created: map[int64]bool{}, delivered: map[int64]bool{}}
+	load, stopLoad := context.WithCancel(context.Background())
+	var writers sync.WaitGroup
+	const workers = 8
+	for w := range workers {
+		writers.Go(func() {
+			for id := int64(w); load.Err() == nil; id += workers {
+				l.lifecycle(s, id)
+			}
+		})
+	}
+	dispatch, stopDispatch := context.WithCancel(context.Background())
+	dispatched := make(chan struct{})
+	go func() { defer close(dispatched); l.deliver(dispatch, t, s, receiver) }()
+	defer func() { stopLoad(); writers.Wait(); stopDispatch(); <-dispatched }()
+
+	acked := func() int { l.mu.Lock(); defer l.mu.Unlock(); return len(l.created) }
+	require.Eventually(t, func() bool { return acked() >= 200 }, 20*time.Second, 5*time.Millisecond, "no load before the failover")
+	outage()
+	require.Eventually(t, func() bool { return l.refusals.Load() > 0 }, 10*time.Second, 5*time.Millisecond, "no write refused without a primary")
+	c.promote(t)
+	promoted := time.Now()
+	require.Eventually(t, func() bool { return l.lastAck.Load() > promoted.UnixNano() }, 10*time.Second, time.Millisecond,
+		"no write acknowledged after the promotion")
+	back := time.Unix(0, l.lastAck.Load()).Sub(promoted)
+	t.Logf("first acknowledged write %s after the promotion; %d writes refused meanwhile", back.Round(time.Millisecond), l.refusals.Load())
+	if back > 5*time.Second {
+		t.Errorf("writes came back %s after the promotion; want within 5s", back)
+	}
+	before := acked()
+	require.Eventually(t, func() bool { return acked() >= before+200 }, 20*time.Second, 5*time.Millisecond, "the load did not resume")
+	stopLoad()
+	writers.Wait()
+
+	l.mu.Lock()
+	for _, err := range l.failures {
+		t.Errorf("a write failed other than as unavailable: %v", err)
+	}
+	if l.slowest > failoverDeadline+time.Second {
+		t.Errorf("the slowest write took %s; want it cut at its deadline, %s", l.slowest, failoverDeadline)
+	}
+	l.mu.Unlock()
+	checkNothingLost(t, c, l)
+	require.Eventually(t, func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		for id := range l.created {
+			if !l.delivered[id] {
+				return false
+			}
+		}
+		return true
+	}, 20*time.Second, 10*time.Millisecond, "an acknowledged plant's event never reached the receiver")
+}
+
+// checkNothingLost compares the new primary's plants with the ledger.
+func checkNothingLost(t *testing.T, c *cluster, l *ledger) {
+	t.Helper()
+	rows, err := c.db(t, c.standby).Query("SELECT id, name FROM plants")
+	require.NoError(t, err)
+	defer rows.Close()
+	stored := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var name string
+		require.NoError(t, rows.Scan(&id, &name))
+		stored[id] = name
+	}
+	require.NoError(t, rows.Err())
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for id, want := range l.names {
+		if got, ok := stored[id]; !ok || got != want {
+			t.Errorf("plant %d: stored %q (present %v); acknowledged %q", id, got, ok, want)
+		}
+	}
+	for id := range l.deleted {
+		if _, ok := stored[id]; ok {
+			t.Errorf("plant %d: present; its delete was acknowledged", id)
+		}
+	}
+	t.Logf("%d acknowledged plants and %d acknowledged deletes checked on the new primary", len(l.names), len(l.deleted))
+}
