@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
+	"github.com/plantstore/plantstore/adapters/tracing"
 )
 
 // One create's trace, as a collector receives it by OTLP, on each store:
@@ -40,9 +42,9 @@ func traceOneCreate(t *testing.T, db, sampler, ratio string) {
 		"OTEL_SERVICE_NAME":           "plantstore-test",
 		"OTEL_BSP_SCHEDULE_DELAY":     "20",
 	}, hook.URL)
-	tracing, err := loadTracing(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	traces, err := tracing.FromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok }, "test")
 	require.NoError(t, err)
-	s := startService(t, db, env, tracingModule(tracing))
+	s := startService(t, db, env, tracingModule(traces))
 
 	const caller, callerSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 	s.do(t, "POST", "/plants", map[string]string{
