@@ -1,7 +1,6 @@
 package main
 
 import (
-	"slices"
 	"testing"
 	"time"
 
@@ -9,6 +8,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/plantstore/plantstore/adapters/tracing"
+	"github.com/plantstore/plantstore/adapters/tracing/otlptest"
 )
 
 // One create's trace, as a collector receives it by OTLP, on each store:
@@ -32,7 +32,7 @@ func TestATracedCreateLeadsToItsBatchAndDelivery(t *testing.T) {
 }
 
 func traceOneCreate(t *testing.T, db, sampler, ratio string) {
-	collector := newOTLPReceiver(t)
+	collector := otlptest.NewReceiver(t)
 	h := newHooks(t)
 	hook := h.receiver(t)
 	env := h.env(map[string]string{
@@ -53,48 +53,30 @@ func traceOneCreate(t *testing.T, db, sampler, ratio string) {
 		"traceparent":   "00-" + caller + "-" + callerSpan + "-01",
 	}, []byte(`{"id":7,"name":"Fern"}`)).expect(t, 200, "")
 	hook.WaitDeliveries(t, 1, 10*time.Second)
+	// The request's span ends after its answer, maybe after the delivery:
+	// every one is waited for.
 	require.Eventually(t, func() bool {
-		// The request's span ends after its answer, maybe after the
-		// delivery: every one is waited for.
-		for _, name := range []string{"POST /plants", "CreatePlant", "batch commit", "webhook attempt"} {
-			if len(collector.named(name)) == 0 {
-				return false
-			}
-		}
-		return true
+		return collector.Received("POST /plants", "CreatePlant", "batch commit", "webhook attempt")
 	}, 10*time.Second, 10*time.Millisecond, "the spans of the request, use case, batch and attempt exported")
 
-	requests := collector.named("POST /plants")
+	requests := collector.Named("POST /plants")
 	require.Len(t, requests, 1, "request spans")
 	request := requests[0]
-	require.Equal(t, []string{caller, callerSpan, "plantstore-test"}, []string{request.traceID, request.parentID, request.service}, "the request continues the caller's trace")
-	require.Equal(t, tracepb.Span_SPAN_KIND_SERVER, request.kind)
+	require.Equal(t, []string{caller, callerSpan, "plantstore-test"}, []string{request.TraceID, request.ParentID, request.Service}, "the request continues the caller's trace")
+	require.Equal(t, tracepb.Span_SPAN_KIND_SERVER, request.Kind)
 
-	useCases := collector.named("CreatePlant")
+	useCases := collector.Named("CreatePlant")
 	require.Len(t, useCases, 1, "use case spans")
 	useCase := useCases[0]
-	require.Equal(t, []string{caller, request.spanID}, []string{useCase.traceID, useCase.parentID}, "the use case is the request's child")
-	create := caller + "/" + useCase.spanID
+	require.Equal(t, []string{caller, request.SpanID}, []string{useCase.TraceID, useCase.ParentID}, "the use case is the request's child")
+	create := useCase.Ref()
 
-	batch := linkedTo(t, collector.named("batch commit"), create)
-	require.Empty(t, batch.parentID, "a batch has no parent: it serves many requests")
-	require.NotEqual(t, caller, batch.traceID)
+	batch := otlptest.LinkedTo(t, collector.Named("batch commit"), create)
+	require.Empty(t, batch.ParentID, "a batch has no parent: it serves many requests")
+	require.NotEqual(t, caller, batch.TraceID)
 
-	attempt := linkedTo(t, collector.named("webhook attempt"), create)
-	require.Empty(t, attempt.parentID, "an attempt is a trace of its own")
-	require.Equal(t, tracepb.Span_SPAN_KIND_CLIENT, attempt.kind)
+	attempt := otlptest.LinkedTo(t, collector.Named("webhook attempt"), create)
+	require.Empty(t, attempt.ParentID, "an attempt is a trace of its own")
+	require.Equal(t, tracepb.Span_SPAN_KIND_CLIENT, attempt.Kind)
 	require.Contains(t, s.logs.String(), `"trace_id":"`+caller+`"`, "the access line names the trace")
-}
-
-// linkedTo is the one span of spans linked to the span "trace/span".
-func linkedTo(t *testing.T, spans []exportedSpan, target string) exportedSpan {
-	t.Helper()
-	var found []exportedSpan
-	for _, s := range spans {
-		if slices.Contains(s.links, target) {
-			found = append(found, s)
-		}
-	}
-	require.Len(t, found, 1, "spans linked to %s among %d", target, len(spans))
-	return found[0]
 }
