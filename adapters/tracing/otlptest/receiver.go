@@ -109,40 +109,29 @@ func (r *Receiver) add(export *coltracepb.ExportTraceServiceRequest) {
 
 // Named returns the spans received so far with the given name.
 func (r *Receiver) Named(name string) []Span {
+	return r.where(func(s Span) bool { return s.Name == name })
+}
+
+// InTrace returns the spans received so far with the given name in the
+// trace traceID.
+func (r *Receiver) InTrace(traceID, name string) []Span {
+	return r.where(func(s Span) bool { return s.Name == name && s.TraceID == traceID })
+}
+
+// LinkedTo returns the spans received so far with the given name that are
+// linked to target, a span's Ref.
+func (r *Receiver) LinkedTo(target, name string) []Span {
+	return r.where(func(s Span) bool { return s.Name == name && slices.Contains(s.Links, target) })
+}
+
+func (r *Receiver) where(match func(Span) bool) []Span {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []Span
 	for _, s := range r.spans {
-		if s.Name == name {
+		if match(s) {
 			out = append(out, s)
 		}
 	}
 	return out
-}
-
-// Received says whether a span of each name has arrived: spans end, and
-// are exported, in no set order.
-func (r *Receiver) Received(names ...string) bool {
-	for _, name := range names {
-		if len(r.Named(name)) == 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// LinkedTo is the one span of spans linked to target (a Ref); t fails
-// unless there is exactly one.
-func LinkedTo(t testing.TB, spans []Span, target string) Span {
-	t.Helper()
-	var found []Span
-	for _, s := range spans {
-		if slices.Contains(s.Links, target) {
-			found = append(found, s)
-		}
-	}
-	if len(found) != 1 {
-		t.Fatalf("%d spans linked to %s among %d; want 1", len(found), target, len(spans))
-	}
-	return found[0]
 }
