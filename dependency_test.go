@@ -78,6 +78,7 @@ var sharedTestSuites = map[string]bool{
 	module + "/adapters/memory":              true,
 	module + "/adapters/jwtauth/jwttest":     true,
 	module + "/adapters/webhook/webhooktest": true,
+	module + "/adapters/tracing/otlptest":    true,
 }
 
 // testStore is the store that tests of the application use: the in-memory

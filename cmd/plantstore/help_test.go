@@ -6,7 +6,8 @@ import (
 )
 
 // serve --help lists every setting of the product contract (PRODUCT.md §5)
-// under its variable with the contract's default.
+// under its variable with the contract's default, and the OTEL_* variables
+// the service honours.
 func TestServeHelpListsEverySettingOfTheContract(t *testing.T) {
 	var out, errs strings.Builder
 	if code := run(t.Context(), []string{"serve", "--help"}, noEnv, &out, &errs); code != 0 {
@@ -34,6 +35,11 @@ func TestServeHelpListsEverySettingOfTheContract(t *testing.T) {
 	} {
 		if want := "(" + variable + ", default " + def + ")"; !strings.Contains(out.String(), want) {
 			t.Errorf("serve --help lacks %s", want)
+		}
+	}
+	for _, v := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG", "OTEL_SERVICE_NAME", "OTEL_TRACES_EXPORTER"} {
+		if !strings.Contains(out.String(), v) {
+			t.Errorf("serve --help lacks %s", v)
 		}
 	}
 }

@@ -11,18 +11,20 @@ import (
 
 	"go.uber.org/dig"
 	"go.uber.org/fx"
+
+	"github.com/plantstore/plantstore/adapters/tracing"
 )
 
 // serve runs the service until ctx ends, then stops it gracefully.
 func serve(ctx context.Context, args []string, getenv func(string) (string, bool), stdout, stderr io.Writer) error {
 	cfg, err := loadConfig("serve", args, getenv, stdout)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, "\n"+tracingHelp)
+		fmt.Fprint(stdout, "\n"+tracing.Help)
 	}
 	if err != nil {
 		return err
 	}
-	tracing, err := loadTracing(getenv)
+	traces, err := tracing.FromEnv(getenv, buildVersion())
 	if err != nil {
 		return err
 	}
@@ -46,11 +48,11 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		ls  *Listeners
 		d   *drain
 	)
-	app := newApp(cfg, logOut, tracingModule(tracing), fx.Populate(&log, &ls, &d))
+	app := newApp(cfg, logOut, tracingModule(traces), fx.Populate(&log, &ls, &d))
 	if err := app.Err(); err != nil {
 		return startError(err)
 	}
-	log.Info("starting", append([]any{"version", buildVersion(), "gogc", gcPercent, "gomemlimit", memLimit, "tracing", tracing.String()}, cfg.Core.startUpLine...)...)
+	log.Info("starting", append([]any{"version", buildVersion(), "gogc", gcPercent, "gomemlimit", memLimit, "tracing", traces.String()}, cfg.Core.startUpLine...)...)
 	if err := app.Start(ctx); err != nil {
 		return startError(err)
 	}

@@ -12,7 +12,10 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
+	"github.com/plantstore/plantstore/adapters/tracing"
+	"github.com/plantstore/plantstore/adapters/tracing/otlptest"
 	"github.com/plantstore/plantstore/adapters/webhook/webhooktest"
 )
 
@@ -43,36 +46,90 @@ func (h hooks) env(extra map[string]string, urls ...string) map[string]string {
 	return env
 }
 
-func TestWebhookAnnouncesEveryStoredPlantToEveryReceiver(t *testing.T) {
-	forEachStore(t, func(t *testing.T, db string) {
-		h := newHooks(t)
-		a, b := h.receiver(t), h.receiver(t)
-		s := startService(t, db, h.env(nil, a.URL+"/hooks/a", b.URL))
-		s.create(t, `{"id":7,"name":"Monstera deliciosa","tag":"aroid"}`).expect(t, 200, "")
-		s.create(t, `{"id":-3,"name":"Caf\u00e9 \"quoted\" \\ 🌵"}`).expect(t, 200, "")
-		s.create(t, `{"id":7,"name":"Monstera deliciosa","tag":"aroid"}`).expect(t, 200, "") // a replay
-		s.create(t, `{"id":7,"name":"Other"}`).expectError(t, 409, "40901")                  // a conflict
-		s.call(t, "DELETE", "/plants/-3").expect(t, 204, "")                                 // does not withdraw
-		// Events are committed with their plants: once four are delivered
-		// and none is pending, none more comes.
-		require.Eventually(t, func() bool {
-			m := scrape(s.admin)
-			return strings.Contains(m, "plantstore_webhook_attempts_total{outcome=\"delivered\"} 4\n") &&
-				strings.Contains(m, "plantstore_webhook_events_pending 0\n") &&
-				strings.Contains(m, "plantstore_webhook_delivery_latency_seconds_count 4\n")
-		}, 10*time.Second, 20*time.Millisecond, "metrics of four deliveries and none pending")
-		want := map[string]bool{`{"id":7,"name":"Monstera deliciosa","tag":"aroid"}`: true, `{"id":-3,"name":"Café \"quoted\" \\ 🌵"}`: true}
-		ids := map[string]bool{}
-		for _, r := range []*webhooktest.Receiver{a, b} {
-			got := r.Deliveries()
-			require.Len(t, got, 2, "events of one receiver")
-			for _, d := range got {
-				s.contract.CheckWebhook(t, []byte(d.Body))
-				require.True(t, want[d.Body] && !ids[d.ID], "delivery %s %s", d.ID, d.Body)
-				ids[d.ID] = true
-			}
+// Every stored plant is announced to every receiver, on each store, and a
+// create's trace, as a collector receives it by OTLP, leads to its batch
+// and deliveries: the request's server span continues the caller's
+// traceparent; the use case's span is its child; the batch commit that
+// carried the create has a span of its own linked to the use case's (it
+// served other requests too); and each webhook attempt, later, has a span
+// of its own trace linked to the create's. The access line names the
+// trace. Sampling every trace, or none but those the caller sampled (as a
+// ratio keeps the rare one it samples), the trace is the same.
+func TestEveryStoredPlantIsAnnouncedToEveryReceiverWithItsTrace(t *testing.T) {
+	for name, sampler := range map[string][2]string{
+		"always_on":                  {"always_on", ""},
+		"sampled by the caller only": {"parentbased_traceidratio", "0"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			forEachStore(t, func(t *testing.T, db string) { announceAndTrace(t, db, sampler) })
+		})
+	}
+}
+
+func announceAndTrace(t *testing.T, db string, sampler [2]string) {
+	collector, h := otlptest.NewReceiver(t), newHooks(t)
+	a, b := h.receiver(t), h.receiver(t)
+	env := h.env(map[string]string{
+		"OTEL_EXPORTER_OTLP_ENDPOINT": collector.URL, "OTEL_TRACES_SAMPLER": sampler[0], "OTEL_TRACES_SAMPLER_ARG": sampler[1],
+		"OTEL_SERVICE_NAME": "plantstore-test", "OTEL_BSP_SCHEDULE_DELAY": "20",
+	}, a.URL+"/hooks/a", b.URL)
+	traces, err := tracing.FromEnv(envOf(env), "test")
+	require.NoError(t, err)
+	s := startService(t, db, env, tracingModule(traces))
+	const caller, callerSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	s.do(t, "POST", "/plants", map[string]string{
+		"Authorization": "Bearer " + s.token(t, nil), "Content-Type": "application/json", "traceparent": "00-" + caller + "-" + callerSpan + "-01",
+	}, []byte(`{"id":7,"name":"Monstera deliciosa","tag":"aroid"}`)).expect(t, 200, "")
+	s.create(t, `{"id":-3,"name":"Caf\u00e9 \"quoted\" \\ 🌵"}`).expect(t, 200, "")
+	s.create(t, `{"id":7,"name":"Monstera deliciosa","tag":"aroid"}`).expect(t, 200, "") // a replay
+	s.create(t, `{"id":7,"name":"Other"}`).expectError(t, 409, "40901")                  // a conflict
+	s.call(t, "DELETE", "/plants/-3").expect(t, 204, "")                                 // does not withdraw
+	// Events are committed with their plants: once four are delivered
+	// and none is pending, none more comes.
+	require.Eventually(t, func() bool {
+		m := scrape(s.admin)
+		return strings.Contains(m, "plantstore_webhook_attempts_total{outcome=\"delivered\"} 4\n") &&
+			strings.Contains(m, "plantstore_webhook_events_pending 0\n") &&
+			strings.Contains(m, "plantstore_webhook_delivery_latency_seconds_count 4\n")
+	}, 10*time.Second, 20*time.Millisecond, "metrics of four deliveries and none pending")
+	want := map[string]bool{`{"id":7,"name":"Monstera deliciosa","tag":"aroid"}`: true, `{"id":-3,"name":"Café \"quoted\" \\ 🌵"}`: true}
+	ids := map[string]bool{}
+	for _, r := range []*webhooktest.Receiver{a, b} {
+		got := r.Deliveries()
+		require.Len(t, got, 2, "events of one receiver")
+		for _, d := range got {
+			s.contract.CheckWebhook(t, []byte(d.Body))
+			require.True(t, want[d.Body] && !ids[d.ID], "delivery %s %s", d.ID, d.Body)
+			ids[d.ID] = true
 		}
-	})
+	}
+
+	// The spans end after the answers, maybe after the deliveries: every
+	// one is waited for.
+	linked := func(name string) []otlptest.Span {
+		if useCases := collector.InTrace(caller, "CreatePlant"); len(useCases) > 0 {
+			return collector.LinkedTo(useCases[0].Ref(), name)
+		}
+		return nil
+	}
+	require.Eventually(t, func() bool {
+		return len(collector.InTrace(caller, "POST /plants")) > 0 && len(linked("batch commit")) > 0 && len(linked("webhook attempt")) == 2
+	}, 10*time.Second, 10*time.Millisecond, "the spans of the request, use case, batch and attempts exported")
+	requests, useCases, batches := collector.InTrace(caller, "POST /plants"), collector.InTrace(caller, "CreatePlant"), linked("batch commit")
+	require.Equal(t, []int{1, 1, 1}, []int{len(requests), len(useCases), len(batches)}, "spans of the request, the use case, the batch")
+	require.Equal(t, []string{callerSpan, "plantstore-test"}, []string{requests[0].ParentID, requests[0].Service}, "the request continues the caller's trace")
+	require.Equal(t, tracepb.Span_SPAN_KIND_SERVER, requests[0].Kind)
+	require.Equal(t, requests[0].SpanID, useCases[0].ParentID, "the use case is the request's child")
+	require.Empty(t, batches[0].ParentID, "a batch has no parent: it serves many requests")
+	require.NotEqual(t, caller, batches[0].TraceID)
+	var urls []string
+	for _, attempt := range linked("webhook attempt") {
+		require.Empty(t, attempt.ParentID, "an attempt is a trace of its own")
+		require.Equal(t, tracepb.Span_SPAN_KIND_CLIENT, attempt.Kind)
+		urls = append(urls, attempt.Attrs["url.full"])
+	}
+	require.ElementsMatch(t, []string{a.URL + "/hooks/a", b.URL}, urls, "an attempt to each receiver")
+	require.Contains(t, s.logs.String(), `"trace_id":"`+caller+`"`, "the access line names the trace")
 }
 
 // A receiver that hangs holds its own attempts only: creates, readiness

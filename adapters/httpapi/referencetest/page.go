@@ -1,0 +1,150 @@
+package referencetest
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/plantstore/plantstore/docs"
+)
+
+// Open loads a page of the service and waits until Swagger UI shows the
+// document.
+func (b *Browser) Open(t testing.TB, path string) {
+	t.Helper()
+	start := time.Now()
+	b.do(t, "open "+path,
+		chromedp.Navigate(b.base.JoinPath(path).String()),
+		chromedp.WaitVisible(chromedp.CSS(".swagger-ui .information-container .title")),
+		chromedp.WaitVisible(chromedp.CSS(".swagger-ui .opblock")),
+	)
+	t.Logf("%s shows the document after %v", path, time.Since(start).Round(time.Millisecond))
+}
+
+// Operation is an operation of the document as the page shows it.
+type Operation struct{ Tag, ID string }
+
+// sel selects inside the operation's block.
+func (o Operation) sel(inner string) chromedp.CSS {
+	return chromedp.CSS("#operations-" + o.Tag + "-" + o.ID + " " + inner)
+}
+
+// DocumentedOperations lists the document's operations, as the page names
+// their blocks.
+func DocumentedOperations(t testing.TB) []string {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromData(docs.OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, item := range doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			ids = append(ids, "operations-"+op.Tags[0]+"-"+op.OperationID)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func (b *Browser) ExpectOperations(t testing.TB, want []string) {
+	t.Helper()
+	got := eval[[]string](t, b, `Array.from(document.querySelectorAll('.opblock[id^="operations-"]'), e => e.id)`)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("the page lists operations %v, want %v", got, want)
+	}
+}
+
+// Authorize pastes token into the Authorize dialog's bearer field.
+func (b *Browser) Authorize(t testing.TB, token string) {
+	t.Helper()
+	b.do(t, "authorize",
+		chromedp.Click(chromedp.CSS(".swagger-ui .auth-wrapper .btn.authorize")),
+		chromedp.WaitVisible(chromedp.ID("auth-bearer-value")),
+		b.typeInto(chromedp.CSS("#auth-bearer-value"), token),
+		chromedp.Click(chromedp.CSS(`.dialog-ux button[aria-label="Apply credentials"]`)),
+		// The dialog shows the scheme as authorized, with a Logout button.
+		chromedp.WaitVisible(chromedp.CSS(`.dialog-ux button[aria-label="Remove authorization"]`)),
+		chromedp.Click(chromedp.CSS(".dialog-ux .btn-done")),
+		chromedp.WaitNotPresent(chromedp.CSS(".dialog-ux")),
+	)
+}
+
+// typeInto replaces the text of a field as a person pasting would, so that
+// the page's own handlers see the change.
+func (b *Browser) typeInto(sel chromedp.CSS, text string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		if err := chromedp.Do(ctx, chromedp.Focus(sel)); err != nil {
+			return err
+		}
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`document.activeElement.select()`)); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, tg, input.InsertText, input.InsertTextParams{Text: text})
+		return err
+	})
+}
+
+// TryIt opens an operation, fills its parameters (by name) and its body
+// when given, executes it, and returns the status and JSON body the page
+// shows. An answer left by an earlier run is cleared first.
+func (b *Browser) TryIt(t testing.TB, op Operation, params map[string]string, body string) (int, any) {
+	t.Helper()
+	block := `document.getElementById("operations-` + op.Tag + `-` + op.ID + `")`
+	b.do(t, "find "+op.ID, chromedp.WaitVisible(op.sel(".opblock-summary")))
+	var steps []chromedp.Action[chromedp.Void]
+	if !eval[bool](t, b, block+`.classList.contains("is-open")`) {
+		steps = append(steps, chromedp.Click(op.sel(".opblock-summary-control")))
+	}
+	if eval[bool](t, b, block+`.querySelector(".live-responses-table") !== null`) {
+		steps = append(steps, chromedp.Click(op.sel(".btn-clear")), chromedp.WaitNotPresent(op.sel(".live-responses-table")))
+	}
+	for name, value := range params {
+		steps = append(steps, b.typeInto(op.sel(`tr[data-param-name="`+name+`"] input`), value))
+	}
+	if body != "" {
+		steps = append(steps, b.typeInto(op.sel("textarea.body-param__text"), body))
+	}
+	steps = append(steps,
+		chromedp.Click(op.sel(".execute-wrapper .btn.execute")),
+		chromedp.WaitVisible(op.sel(".live-responses-table tbody .response-col_status")),
+	)
+	b.do(t, "try "+op.ID, steps...)
+
+	statusText := eval[string](t, b, block+`.querySelector(".live-responses-table tbody .response-col_status").innerText`)
+	status, err := strconv.Atoi(strings.TrimSpace(statusText))
+	if err != nil {
+		t.Fatalf("try %s: status %q", op.ID, statusText)
+	}
+	// The body is the block after the "Response body" heading.
+	text := eval[string](t, b, `(() => {
+		const h = Array.from(`+block+`.querySelectorAll(".live-responses-table h5")).find(h => h.textContent === "Response body");
+		const pre = h && h.nextElementSibling && h.nextElementSibling.querySelector("pre");
+		return pre ? pre.innerText : "";
+	})()`)
+	var answer any
+	if strings.TrimSpace(text) != "" {
+		if err := json.Unmarshal([]byte(text), &answer); err != nil {
+			t.Fatalf("try %s: the page shows a body that is not JSON: %q", op.ID, text)
+		}
+	}
+	return status, answer
+}
+
+// ShowAnswer fits the viewport to the end of an operation's answer: the
+// request it sent and the answer, as README's screenshot shows them.
+func (b *Browser) ShowAnswer(t testing.TB, op Operation) {
+	t.Helper()
+	b.do(t, "show the answer of "+op.ID, chromedp.EmulateViewport(1280, 1200))
+	eval[chromedp.Void](t, b, `document.querySelector("#operations-`+op.Tag+`-`+op.ID+` .live-responses-table").scrollIntoView({block: "end"})`)
+}
