@@ -26,6 +26,7 @@ type bench struct {
 	discarded int // rounds measured again because other work disturbed them
 
 	rc         *receiver // the webhook's receiver, when a scenario has one
+	bouncer    *bouncer  // PgBouncer in transaction mode, with -pgbouncer
 	hookSecret string    // file the service signs events with
 }
 
@@ -82,6 +83,11 @@ func newBench(ctx context.Context, o options) (_ *bench, err error) {
 			return nil, err
 		}
 		b.stores = append(b.stores, s)
+		if kind == "postgres" && o.pgbouncer {
+			if b.bouncer, err = startBouncer(ctx, o.pgURL); err != nil {
+				return nil, err
+			}
+		}
 		// Every build applies its schema, so that builds of different ages
 		// each find the tables they use; migrations already applied are kept.
 		for _, bin := range b.bins {
@@ -130,6 +136,9 @@ func (b *bench) plantstore(ctx context.Context, bin string, env []string, args .
 }
 
 func (b *bench) cleanup() {
+	if b.bouncer != nil {
+		b.bouncer.stop()
+	}
 	if b.rc != nil {
 		b.rc.close()
 	}

@@ -42,6 +42,7 @@ type options struct {
 	preload            int64
 	env                []string
 	variants           []variant
+	pgbouncer          bool // every PostgreSQL service cell once more through PgBouncer
 	bins               []string
 	profileDir         string
 	waitIdle, maxNoise float64
@@ -130,6 +131,7 @@ func parseOptions(args []string) (options, error) {
 		o.bins = append(o.bins, v)
 		return nil
 	})
+	fs.BoolVar(&o.pgbouncer, "pgbouncer", false, "measure every PostgreSQL service cell once more through a PgBouncer in transaction mode that the run starts (/usr/sbin/pgbouncer, server pool 20), labelled \"service pgbouncer\"")
 	fs.StringVar(&o.profileDir, "profile", "", "save a CPU profile of every service cell's window into this directory")
 	fs.Float64Var(&o.waitIdle, "wait-idle", 0, "first wait until the 1-minute load average is below this (0: do not wait)")
 	fs.IntVar(&o.lagRate, "lag-rate", 2000, "creates per second of the lag cell, an open loop")

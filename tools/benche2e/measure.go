@@ -58,7 +58,7 @@ func (s *sample) percentile(q float64) time.Duration {
 // cpuTimes is where the machine's CPU went, cumulatively, at one instant.
 type cpuTimes struct {
 	service  time.Duration // the service process (zero when none runs)
-	postgres time.Duration // every process named postgres
+	postgres time.Duration // every process named postgres, and PgBouncer: the database's side
 	load     time.Duration // the load: this program, or pgbench
 	receiver time.Duration // this program as the webhook's receiver, when the load is another
 	kernel   time.Duration // kernel threads and interrupts: disk and network work, mostly for the above
@@ -79,14 +79,14 @@ const clockTick = 10 * time.Millisecond
 
 // readCPU reads the CPU times of the service (pid, or -1), of the load
 // (loadPID, 0 for this process, or -1), of the receiver (receiverPID, 0
-// or -1), of every postgres process and of the whole machine. Processes
+// or -1), of every postgres and pgbouncer process and of the whole machine. Processes
 // that ended are not counted, which is why it is read while the load runs.
 func readCPU(servicePID, loadPID, receiverPID int) cpuTimes {
 	t := cpuTimes{service: processCPU(servicePID), load: processCPU(loadPID), receiver: processCPU(receiverPID)}
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, dir := range dirs {
 		pid, _ := strconv.Atoi(filepath.Base(dir))
-		if comm, err := os.ReadFile(filepath.Join(dir, "comm")); err == nil && string(comm) == "postgres\n" {
+		if comm, err := os.ReadFile(filepath.Join(dir, "comm")); err == nil && (string(comm) == "postgres\n" || string(comm) == "pgbouncer\n") {
 			t.postgres += processCPU(pid)
 		} else if cpu, flags := processStat(pid); flags&kernelThread != 0 {
 			t.kernel += cpu

@@ -28,7 +28,8 @@ type cell struct {
 
 // newCells lists the table's lines in the order a round runs them: per store
 // and scenario the references, then the service with every binary and
-// variant, at each concurrency, then at each rate.
+// variant (each followed, with -pgbouncer on PostgreSQL, by the same through
+// PgBouncer), at each concurrency, then at each rate.
 func (b *bench) newCells() []*cell {
 	o := b.o
 	variants := o.variants
@@ -57,6 +58,11 @@ func (b *bench) newCells() []*cell {
 				}
 				cs = append(cs, &cell{store: st, sc: sc, load: strings.Join(append(labels, v.label), " "),
 					conns: conns, rate: rate, bin: bin, env: env, duration: d})
+				if b.bouncer != nil && st.kind == "postgres" {
+					pooled := slices.Concat([]string{"service", "pgbouncer"}, labels[1:], []string{v.label})
+					cs = append(cs, &cell{store: st, sc: sc, load: strings.Join(pooled, " "),
+						conns: conns, rate: rate, bin: bin, env: b.bouncer.env(env, st.url), duration: d})
+				}
 			}
 		}
 	}
