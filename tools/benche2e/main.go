@@ -9,6 +9,8 @@
 // that announce every plant (create+hook, against the create reference),
 // the lag from a create's answer to its event at a steady rate (lag), and
 // the highest rate one replica delivers a filled outbox at (deliver).
+// With -pgbouncer, every service cell on PostgreSQL is measured once more
+// through a PgBouncer in transaction mode that the run starts.
 //
 // Cells run interleaved (A B A B ...) for a number of rounds, each after a
 // checkpoint, and one Markdown table of the medians goes to standard output,

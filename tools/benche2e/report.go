@@ -121,9 +121,10 @@ func ms(c *cell, q float64) string {
 }
 
 // cpuColumn is the median CPU one operation cost in each part of the
-// machine: the service, the PostgreSQL server, the load (this program's
-// HTTP client or loop, or pgbench), and everything else running meanwhile,
-// which is noise (PostgreSQL's share too when it is not the store measured).
+// machine: the service, the PostgreSQL server (and PgBouncer, with
+// -pgbouncer), the load (this program's HTTP client or loop, or pgbench),
+// and everything else running meanwhile, which is noise (PostgreSQL's share
+// too when it is not the store measured).
 // With receiver it also shows the webhook receiver's, where it is apart from
 // the load: in a wrk cell and in deliver, which has no load. In the open
 // loops the receiver shares this program with vegeta, and the load's figure
