@@ -2,8 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 
 	"github.com/plantstore/plantstore/application"
@@ -33,18 +31,9 @@ const updatePlant = `UPDATE plants SET name = ?, tag = ? WHERE id = ?`
 
 func changeOne(tx *batchTx, w write) (writeOutcome, error) {
 	c := w.arg.(change)
-	var row struct {
-		Name string         `db:"name"`
-		Tag  sql.NullString `db:"tag"`
-	}
-	if err := tx.stmt(loadPlant).GetContext(tx.ctx, &row, int64(w.id)); errors.Is(err, sql.ErrNoRows) {
-		return writeOutcome{absent: true}, nil
-	} else if err != nil {
-		return writeOutcome{}, edgeError(fmt.Sprintf("load plant %d", w.id), err)
-	}
-	stored, err := restore(int64(w.id), row.Name, row.Tag)
-	if err != nil {
-		return writeOutcome{}, err
+	stored, found, err := loadStored(tx, w.id)
+	if err != nil || !found {
+		return writeOutcome{absent: !found}, err
 	}
 	if c.expect != nil && stored != *c.expect {
 		return writeOutcome{stored: stored}, nil

@@ -23,21 +23,28 @@ func (s *Store) DeletePlantIf(ctx context.Context, id domain.ID, expect domain.P
 var deleteIfKind = writeKind{statements: []string{loadPlant, deletePlant}, apply: deleteIfOne}
 
 func deleteIfOne(tx *batchTx, w write) (writeOutcome, error) {
-	var row struct {
-		Name string         `db:"name"`
-		Tag  sql.NullString `db:"tag"`
-	}
-	if err := tx.stmt(loadPlant).GetContext(tx.ctx, &row, int64(w.id)); errors.Is(err, sql.ErrNoRows) {
-		return writeOutcome{absent: true}, nil
-	} else if err != nil {
-		return writeOutcome{}, edgeError(fmt.Sprintf("load plant %d", w.id), err)
-	}
-	stored, err := restore(int64(w.id), row.Name, row.Tag)
-	if err != nil {
-		return writeOutcome{}, err
+	stored, found, err := loadStored(tx, w.id)
+	if err != nil || !found {
+		return writeOutcome{absent: !found}, err
 	}
 	if stored != w.arg.(domain.Plant) {
 		return writeOutcome{stored: stored}, nil
 	}
 	return deleteOne(tx, w)
+}
+
+// loadStored reads the plant stored under id inside the batch's transaction,
+// for the kinds whose write depends on what is stored.
+func loadStored(tx *batchTx, id domain.ID) (stored domain.Plant, found bool, err error) {
+	var row struct {
+		Name string         `db:"name"`
+		Tag  sql.NullString `db:"tag"`
+	}
+	if err := tx.stmt(loadPlant).GetContext(tx.ctx, &row, int64(id)); errors.Is(err, sql.ErrNoRows) {
+		return domain.Plant{}, false, nil
+	} else if err != nil {
+		return domain.Plant{}, false, edgeError(fmt.Sprintf("load plant %d", id), err)
+	}
+	stored, err = restore(int64(id), row.Name, row.Tag)
+	return stored, true, err
 }
