@@ -39,18 +39,37 @@ func (q ListQuery) From() (domain.ID, bool) {
 	return q.After + 1, true
 }
 
-// Page is one page of plants.
+// Page is one page of plants as clients read it: a read model that the
+// store renders, so that a page goes from the database to the client as
+// bytes, with nothing built per plant on the way. A page is the product's
+// most expensive read, and building a value per plant to encode it again
+// cost as much CPU as the whole read (docs/performance.md, "List pages").
 type Page struct {
-	Plants []domain.Plant // in ascending id order
-	More   bool           // at least one more plant follows the last one
+	// JSON is the page's plants in ascending id order, as a JSON array of
+	// the contract's PlantItem: each {"id":…,"name":…,"tag":…} with its
+	// members in that order and no space, tag left out when the plant has
+	// none, strings escaped where JSON requires it and nowhere else; []
+	// when the page is empty. Every store writes the same bytes for the
+	// same plants.
+	JSON []byte
+	// Count is how many plants the page holds, and Last the id of its last
+	// plant when Count is not 0.
+	Count int
+	Last  domain.ID
+	// More is true when at least one more plant matching the query
+	// follows Last.
+	More bool
 }
+
+// EmptyPage is the page that holds no plant.
+func EmptyPage() Page { return Page{JSON: []byte("[]")} }
 
 // PlantLister lists stored plants. Implementations are safe for concurrent use.
 type PlantLister interface {
-	// ListPlants returns at most q.Limit plants that match q, in ascending
-	// id order. Errors are ErrUnavailable when the store cannot be reached,
-	// else faults.
-	ListPlants(ctx context.Context, q ListQuery) ([]domain.Plant, error)
+	// ListPlants returns the page of the first q.Limit plants that match
+	// q, in ascending id order. Errors are ErrUnavailable when the store
+	// cannot be reached, else faults.
+	ListPlants(ctx context.Context, q ListQuery) (Page, error)
 }
 
 // ListPlants is the use case that lists plants a page at a time. Pages are
@@ -79,16 +98,10 @@ func (uc *ListPlants) List(ctx context.Context, p Principal, q ListQuery) (Page,
 	if q.Limit < 1 || q.Limit > MaxListLimit {
 		return Page{}, &domain.FieldError{Field: "limit", Problem: limitProblem}
 	}
-	limit := q.Limit
-	q.Limit++ // one more tells whether another page follows
-	plants, err := uc.store.ListPlants(ctx, q)
-	if err != nil {
-		return Page{}, err
+	if _, ok := q.From(); !ok {
+		return EmptyPage(), nil
 	}
-	if len(plants) > limit {
-		return Page{Plants: plants[:limit], More: true}, nil
-	}
-	return Page{Plants: plants}, nil
+	return uc.store.ListPlants(ctx, q)
 }
 
 var limitProblem = "must be between 1 and " + strconv.Itoa(MaxListLimit)

@@ -2,6 +2,7 @@ package application_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -34,9 +35,13 @@ func TestListTellsWhetherMoreFollows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var items []struct{ ID domain.ID }
+		if err := json.Unmarshal(page.JSON, &items); err != nil {
+			t.Fatalf("List(%+v): %s: %v", tt.q, page.JSON, err)
+		}
 		var ids []domain.ID
-		for _, p := range page.Plants {
-			ids = append(ids, p.ID())
+		for _, it := range items {
+			ids = append(ids, it.ID)
 		}
 		if len(ids) != len(tt.ids) || page.More != tt.more {
 			t.Fatalf("List(%+v) = %v more=%v; want %v more=%v", tt.q, ids, page.More, tt.ids, tt.more)

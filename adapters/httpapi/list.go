@@ -7,9 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 
-	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
@@ -22,7 +20,8 @@ type ListUseCase interface {
 }
 
 // listPlants serves GET /plants: a JSON array of plants in ascending id
-// order, and a Link to the next page when one follows. Checks run in the
+// order, as the store rendered it, and a Link to the next page when one
+// follows. Checks run in the
 // contract's order: authentication and scope, the query, then the store.
 func (a *API) listPlants(w http.ResponseWriter, r *http.Request) {
 	principal, ok := a.admit(w, r, a.deps.List)
@@ -41,22 +40,10 @@ func (a *API) listPlants(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if page.More {
-		w.Header().Set("Link", nextLink(q, page.Plants[len(page.Plants)-1].ID()))
+		w.Header().Set("Link", nextLink(q, page.Last))
 	}
-	buf := listPool.Get().(*[]byte)
-	out := plantjson.AppendList((*buf)[:0], page.Plants)
-	writeJSON(w, http.StatusOK, out)
-	if cap(out) <= maxPooledList {
-		*buf = out[:0]
-		listPool.Put(buf)
-	}
+	writeJSON(w, http.StatusOK, page.JSON)
 }
-
-// listPool recycles list bodies; a page of 100 plants takes a few KiB. A
-// buffer grown past maxPooledList by a large page is left to the collector.
-var listPool = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
-
-const maxPooledList = 64 << 10
 
 // listQuery reads the query string of GET /plants: limit, after and tag,
 // each at most once, and nothing else. Every problem is reported together,

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/adapters/internal/traceparent"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
@@ -136,17 +137,17 @@ func (s *Store) DeletePlantIf(ctx context.Context, id domain.ID, expect domain.P
 	return domain.Plant{}, true, true, nil
 }
 
-// ListPlants returns at most q.Limit plants that match q, in ascending id
-// order.
-func (s *Store) ListPlants(ctx context.Context, q application.ListQuery) ([]domain.Plant, error) {
+// ListPlants returns the page of the first q.Limit plants that match q, in
+// ascending id order, rendered as the API writes it.
+func (s *Store) ListPlants(ctx context.Context, q application.ListQuery) (application.Page, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if err := s.begin(ctx); err != nil {
-		return nil, err
+		return application.Page{}, err
 	}
 	from, ok := q.From()
 	if !ok {
-		return nil, nil
+		return application.EmptyPage(), nil
 	}
 	var plants []domain.Plant
 	for id, rec := range s.plants {
@@ -155,7 +156,13 @@ func (s *Store) ListPlants(ctx context.Context, q application.ListQuery) ([]doma
 		}
 	}
 	slices.SortFunc(plants, func(a, b domain.Plant) int { return cmp.Compare(a.ID(), b.ID()) })
-	return plants[:min(len(plants), q.Limit)], nil
+	page := application.Page{More: len(plants) > q.Limit}
+	plants = plants[:min(len(plants), q.Limit)]
+	page.JSON, page.Count = plantjson.AppendList(nil, plants), len(plants)
+	if page.Count > 0 {
+		page.Last = plants[page.Count-1].ID()
+	}
+	return page, nil
 }
 
 // FindPlant returns the plant stored under id and true, or false when none is.

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"testing"
 
@@ -57,9 +58,13 @@ func TestGatheredListsAnswerEachList(t *testing.T) {
 	want := [][]domain.ID{{1, 2, 3}, {5, 6}, {3, 6, 9}, {6}, {}, {9}}
 	res := s.listBatch(ctx, qs)
 	for i, w := range want {
+		var items []struct{ ID domain.ID }
+		if err := json.Unmarshal(res[i].Value.JSON, &items); err != nil {
+			t.Fatalf("list %d: %s: %v", i, res[i].Value.JSON, err)
+		}
 		var got []domain.ID
-		for _, p := range res[i].Value {
-			got = append(got, p.ID())
+		for _, it := range items {
+			got = append(got, it.ID)
 		}
 		if res[i].Err != nil || len(got) != len(w) || (len(w) > 0 && !slices.Equal(got, w)) {
 			t.Errorf("list %d (%+v) = %v, %v; want %v", i, qs[i], got, res[i].Err, w)

@@ -1,11 +1,9 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -16,43 +14,57 @@ import (
 )
 
 // The pages of many lists in one query, as point reads are gathered: each
-// list is numbered n and gives its inclusive lower bound and limit (and its
-// tag); the lateral subquery is the keyset query of one page, a range scan
-// of the primary key, or of plants_tag_id with a tag. A query costs the
-// server far more than the rows of a page, so lists waiting at the same time
-// share one.
-const (
-	listPages = `
-SELECT q.n, p.id, p.name, p.tag
-FROM unnest($1::bigint[], $2::int[]) WITH ORDINALITY AS q (from_id, lim, n)
+// list is numbered n and gives its inclusive lower bound and page size (and
+// its tag); the lateral subquery is the keyset query of one page and one
+// plant more, a range scan of the primary key, or of plants_tag_id with a
+// tag, aggregated into one row per list. A query costs the server far more
+// than the rows of a page, so lists waiting at the same time share one.
+//
+// Each page is rendered here, as application.Page says: the store passes
+// one text per page through, where reading 100 rows into values and
+// encoding them again cost the service as much CPU as the rest of the
+// request (docs/performance.md, "List pages"). to_json escapes what JSON
+// requires and nothing else, as the service's encoder does for the names
+// and tags the schema's checks admit (no control characters).
+const renderedPage = `
+SELECT q.n, p.*
+FROM %s
 CROSS JOIN LATERAL (
-    SELECT id, name, tag FROM plants WHERE id >= q.from_id ORDER BY id LIMIT q.lim
+    SELECT '[' || coalesce(string_agg(r.item, ',' ORDER BY r.id) FILTER (WHERE r.rn <= q.lim), '') || ']',
+           count(*) FILTER (WHERE r.rn <= q.lim),
+           max(r.id) FILTER (WHERE r.rn <= q.lim),
+           count(*) > q.lim
+    FROM (
+        SELECT id,
+               '{"id":' || id || ',"name":' || to_json(name) || coalesce(',"tag":' || to_json(tag), '') || '}' AS item,
+               row_number() OVER (ORDER BY id) AS rn
+        FROM plants WHERE %s id >= q.from_id ORDER BY id LIMIT q.lim + 1
+    ) AS r
 ) AS p`
-	listTaggedPages = `
-SELECT q.n, p.id, p.name, p.tag
-FROM unnest($1::bigint[], $2::int[], $3::text[]) WITH ORDINALITY AS q (from_id, lim, tag, n)
-CROSS JOIN LATERAL (
-    SELECT id, name, tag FROM plants WHERE tag = q.tag AND id >= q.from_id ORDER BY id LIMIT q.lim
-) AS p`
+
+var (
+	listPages       = fmt.Sprintf(renderedPage, `unnest($1::bigint[], $2::int[]) WITH ORDINALITY AS q (from_id, lim, n)`, "")
+	listTaggedPages = fmt.Sprintf(renderedPage, `unnest($1::bigint[], $2::int[], $3::text[]) WITH ORDINALITY AS q (from_id, lim, tag, n)`, "tag = q.tag AND")
 )
 
-// ListPlants returns at most q.Limit plants that match q, in ascending id
-// order. It reads committed rows only: every acknowledged create is there.
-func (s *Store) ListPlants(ctx context.Context, q application.ListQuery) ([]domain.Plant, error) {
+// ListPlants returns the page of the first q.Limit plants that match q, in
+// ascending id order. It reads committed rows only: every acknowledged
+// create is there.
+func (s *Store) ListPlants(ctx context.Context, q application.ListQuery) (application.Page, error) {
 	if _, ok := q.From(); !ok {
-		return nil, nil
+		return application.EmptyPage(), nil
 	}
-	plants, err := s.lists.Submit(ctx, q)
-	return plants, submitError(err)
+	page, err := s.lists.Submit(ctx, q)
+	return page, submitError(err)
 }
 
 // listBatch is the list batcher's flush function: one query for the lists
 // without a tag, one for those with one.
-func (s *Store) listBatch(ctx context.Context, qs []application.ListQuery) []groupcommit.Result[[]domain.Plant] {
+func (s *Store) listBatch(ctx context.Context, qs []application.ListQuery) []groupcommit.Result[application.Page] {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
-	out := make([]groupcommit.Result[[]domain.Plant], len(qs))
+	out := make([]groupcommit.Result[application.Page], len(qs))
 	var plain, tagged []int
 	for i, q := range qs {
 		if q.Tag.IsSet() {
@@ -68,7 +80,7 @@ func (s *Store) listBatch(ctx context.Context, qs []application.ListQuery) []gro
 		if err := s.listGroup(ctx, qs, group, out); err != nil {
 			failed := s.fail("list", err)
 			for _, i := range group {
-				out[i] = groupcommit.Result[[]domain.Plant]{Err: failed}
+				out[i] = groupcommit.Result[application.Page]{Err: failed}
 			}
 		}
 	}
@@ -78,13 +90,12 @@ func (s *Store) listBatch(ctx context.Context, qs []application.ListQuery) []gro
 
 // listGroup runs the query of the lists qs[group], all tagged or none, and
 // sets their pages in out.
-func (s *Store) listGroup(ctx context.Context, qs []application.ListQuery, group []int, out []groupcommit.Result[[]domain.Plant]) error {
+func (s *Store) listGroup(ctx context.Context, qs []application.ListQuery, group []int, out []groupcommit.Result[application.Page]) error {
 	froms, limits := make([]int64, len(group)), make([]int64, len(group))
 	tags := make([]string, len(group))
 	for k, i := range group {
 		from, _ := qs[i].From()
 		froms[k], limits[k], tags[k] = int64(from), int64(qs[i].Limit), qs[i].Tag.String()
-		out[i].Value = make([]domain.Plant, 0, qs[i].Limit)
 	}
 	query, args := listPages, []any{bigintArray(froms), bigintArray(limits)}
 	if qs[group[0]].Tag.IsSet() {
@@ -99,48 +110,45 @@ func (s *Store) listGroup(ctx context.Context, qs []application.ListQuery, group
 		// transaction, as sessionSettings does on sessions of the store's
 		// own.
 		return localTx(ctx, s.db, "jit = off", func(tx *sqlx.Tx) error {
-			return s.readPages(ctx, unprepared{db: tx, text: query}, args, group, out)
+			return readPages(ctx, unprepared{db: tx, text: query}, args, group, out)
 		})
 	}
 	stmt, err := s.stmts.get(ctx, s.db, query)
 	if err != nil {
 		return err
 	}
-	return s.readPages(ctx, stmt, args, group, out)
+	return readPages(ctx, stmt, args, group, out)
 }
 
 // readPages runs a list query and sets the pages of the lists qs[group] in
 // out.
-func (s *Store) readPages(ctx context.Context, stmt statement, args []any, group []int, out []groupcommit.Result[[]domain.Plant]) error {
+func readPages(ctx context.Context, stmt statement, args []any, group []int, out []groupcommit.Result[application.Page]) error {
 	rows, err := stmt.QueryxContext(ctx, args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	for rows.Next() {
+	answered := 0
+	for ; rows.Next(); answered++ {
 		var (
-			n, id     int64
-			name, tag sql.NullString
+			n, count int64
+			last     sql.NullInt64
+			page     application.Page
 		)
-		if err := rows.Scan(&n, &id, &name, &tag); err != nil {
+		if err := rows.Scan(&n, &page.JSON, &count, &last, &page.More); err != nil {
 			return err
 		}
 		if n < 1 || int(n) > len(group) {
 			return fmt.Errorf("list answered for list %d of %d", n, len(group))
 		}
-		p, err := s.restorePlant(id, name, tag)
-		if err != nil {
-			return err
-		}
-		i := group[n-1]
-		out[i].Value = append(out[i].Value, p)
+		page.Count, page.Last = int(count), domain.ID(last.Int64)
+		out[group[n-1]].Value = page
 	}
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	// The rows come list by list in id order; SQL does not promise it.
-	for _, i := range group {
-		slices.SortFunc(out[i].Value, func(a, b domain.Plant) int { return cmp.Compare(a.ID(), b.ID()) })
+	if answered != len(group) {
+		return fmt.Errorf("list answered %d of %d lists", answered, len(group))
 	}
 	return nil
 }

@@ -26,7 +26,7 @@ type Store struct {
 	metrics *metrics
 	batcher *groupcommit.Batcher[write, outcome]
 	reads   *groupcommit.Batcher[domain.ID, found]
-	lists   *groupcommit.Batcher[application.ListQuery, []domain.Plant]
+	lists   *groupcommit.Batcher[application.ListQuery, application.Page]
 
 	receivers  string // the text[] literal of cfg.Receivers
 	committed  chan struct{}

@@ -10,54 +10,52 @@ import (
 	"github.com/plantstore/plantstore/domain"
 )
 
-// The keyset queries of a page: a range scan of the rowid, or of
-// plants_tag_id with a tag, from an inclusive lower bound, in id order.
-const (
-	listPlants       = `SELECT id, name, tag FROM plants WHERE id >= ? ORDER BY id LIMIT ?`
-	listTaggedPlants = `SELECT id, name, tag FROM plants WHERE tag = ? AND id >= ? ORDER BY id LIMIT ?`
+// The keyset query of a page and one plant more, a range scan of the rowid,
+// or of plants_tag_id with a tag, from an inclusive lower bound, in id
+// order, rendered as application.Page says: json_object writes the members
+// in the order given and no space, and escapes what JSON requires and
+// nothing else, as the service's encoder does for the names and tags the
+// schema's checks admit (no control characters).
+const renderedPage = `
+SELECT '[' || coalesce(group_concat(item, ',' ORDER BY id) FILTER (WHERE rn <= ?1), '') || ']',
+       count(*) FILTER (WHERE rn <= ?1),
+       max(id) FILTER (WHERE rn <= ?1),
+       count(*) > ?1
+FROM (
+    SELECT id,
+           CASE WHEN tag IS NULL THEN json_object('id', id, 'name', name)
+                ELSE json_object('id', id, 'name', name, 'tag', tag) END AS item,
+           row_number() OVER (ORDER BY id) AS rn
+    FROM plants WHERE %s id >= ?2 ORDER BY id LIMIT ?1 + 1
+)`
+
+var (
+	listPlants       = fmt.Sprintf(renderedPage, "")
+	listTaggedPlants = fmt.Sprintf(renderedPage, "tag = ?3 AND")
 )
 
-// ListPlants returns at most q.Limit plants that match q, in ascending id
-// order. It reads through the read pool, beside the writer: WAL shows it
-// every committed batch.
-func (s *Store) ListPlants(ctx context.Context, q application.ListQuery) ([]domain.Plant, error) {
+// ListPlants returns the page of the first q.Limit plants that match q, in
+// ascending id order. It reads through the read pool, beside the writer:
+// WAL shows it every committed batch.
+func (s *Store) ListPlants(ctx context.Context, q application.ListQuery) (application.Page, error) {
 	from, ok := q.From()
 	if !ok {
-		return nil, nil
+		return application.EmptyPage(), nil
+	}
+	query, args := listPlants, []any{q.Limit, int64(from)}
+	if q.Tag.IsSet() {
+		query, args = listTaggedPlants, append(args, q.Tag.String())
 	}
 	var (
-		rows *sql.Rows
-		err  error
+		page  application.Page
+		count int64
+		last  sql.NullInt64
 	)
-	if q.Tag.IsSet() {
-		rows, err = s.read.QueryContext(ctx, listTaggedPlants, q.Tag.String(), int64(from), q.Limit)
-	} else {
-		rows, err = s.read.QueryContext(ctx, listPlants, int64(from), q.Limit)
+	if err := s.read.QueryRowContext(ctx, query, args...).Scan(&page.JSON, &count, &last, &page.More); err != nil {
+		return application.Page{}, edgeError("list", err)
 	}
-	if err != nil {
-		return nil, edgeError("list", err)
-	}
-	defer rows.Close()
-	plants := make([]domain.Plant, 0, q.Limit)
-	for rows.Next() {
-		var (
-			id   int64
-			name string
-			tag  sql.NullString
-		)
-		if err := rows.Scan(&id, &name, &tag); err != nil {
-			return nil, edgeError("list", err)
-		}
-		p, err := restore(id, name, tag)
-		if err != nil {
-			return nil, err
-		}
-		plants = append(plants, p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, edgeError("list", err)
-	}
-	return plants, nil
+	page.Count, page.Last = int(count), domain.ID(last.Int64)
+	return page, nil
 }
 
 // FindPlant returns the plant stored under id and true, or false when none

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -38,17 +39,18 @@ func TestSchemaRefusesBadRows(t *testing.T) {
 }
 
 // The queries of a page are range scans: the rowid without a tag, the
-// partial tag index with one, and neither needs a sort.
+// partial tag index with one; neither scans the table nor sorts its rows
+// (the only sort is of the page's own items, by group_concat).
 func TestListQueriesUseTheirIndex(t *testing.T) {
 	s := newStore(t)
 	for query, want := range map[string]string{
-		`SELECT id, name, tag FROM plants WHERE id >= ? ORDER BY id LIMIT ?`:             "SEARCH plants USING INTEGER PRIMARY KEY (rowid>?)",
-		`SELECT id, name, tag FROM plants WHERE tag = ? AND id >= ? ORDER BY id LIMIT ?`: "SEARCH plants USING INDEX plants_tag_id (tag=? AND id>?)",
+		listPlants:       "SEARCH plants USING INTEGER PRIMARY KEY (rowid>?)",
+		listTaggedPlants: "SEARCH plants USING INDEX plants_tag_id (tag=? AND id>?)",
 	} {
 		var plan []string
-		args := []any{0, 10}
+		args := []any{10, 0}
 		if query == listTaggedPlants {
-			args = []any{"x", 0, 10}
+			args = append(args, "x")
 		}
 		rows, err := s.read.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+query, args...)
 		if err != nil {
@@ -63,8 +65,10 @@ func TestListQueriesUseTheirIndex(t *testing.T) {
 			plan = append(plan, detail)
 		}
 		rows.Close()
-		if len(plan) != 1 || plan[0] != want {
-			t.Errorf("%s: plan %q, want only %q", query, plan, want)
+		if !slices.Contains(plan, want) || slices.ContainsFunc(plan, func(d string) bool {
+			return strings.HasPrefix(d, "SCAN plants") || d == "USE TEMP B-TREE FOR ORDER BY"
+		}) {
+			t.Errorf("%s: plan %q, want %q and no scan or sort of plants", query, plan, want)
 		}
 	}
 }

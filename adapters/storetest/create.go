@@ -129,7 +129,7 @@ func storesInjectionAttemptsAsText(t *testing.T, h Harness) {
 		want = append(want, p)
 	}
 	mustInsert(t, s, plant(t, 2000, "untagged", nil))
-	expectList(t, s, application.ListQuery{Limit: 100, Tag: want[0].Tag()}, want)
+	expectList(t, s, application.ListQuery{Limit: 100, Tag: want[0].Tag()}, want, false)
 }
 
 func keepsTagAbsence(t *testing.T, h Harness) {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"math"
@@ -9,6 +10,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/go-json-experiment/json"
+
+	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
@@ -22,9 +26,10 @@ func listsInIDOrder(t *testing.T, h Harness) {
 		mustInsert(t, s, want[i])
 	}
 	slices.SortFunc(want, func(a, b domain.Plant) int { return cmp.Compare(a.ID(), b.ID()) })
-	expectList(t, s, application.ListQuery{Limit: 1000}, want)
-	expectList(t, s, application.ListQuery{Limit: 3}, want[:3])
-	expectList(t, s, application.ListQuery{Limit: 1}, want[:1])
+	expectList(t, s, application.ListQuery{Limit: 1000}, want, false)
+	expectList(t, s, application.ListQuery{Limit: 3}, want[:3], true)
+	expectList(t, s, application.ListQuery{Limit: 1}, want[:1], true)
+	expectList(t, s, application.ListQuery{Limit: len(want)}, want, false)
 }
 
 func listsAfterAnID(t *testing.T, h Harness) {
@@ -38,15 +43,15 @@ func listsAfterAnID(t *testing.T, h Harness) {
 	after := func(id int64, limit int) application.ListQuery {
 		return application.ListQuery{After: domain.ID(id), HasAfter: true, Limit: limit}
 	}
-	expectList(t, s, after(math.MinInt64, 100), all[1:])
-	expectList(t, s, after(-3, 100), all[2:])
-	expectList(t, s, after(-2, 2), all[2:4]) // after an id that is not stored
-	expectList(t, s, after(9, 100), all[5:])
-	expectList(t, s, after(math.MaxInt64-1, 100), all[5:])
-	expectList(t, s, after(math.MaxInt64, 100), nil)
+	expectList(t, s, after(math.MinInt64, 100), all[1:], false)
+	expectList(t, s, after(-3, 100), all[2:], false)
+	expectList(t, s, after(-2, 2), all[2:4], true) // after an id that is not stored
+	expectList(t, s, after(9, 100), all[5:], false)
+	expectList(t, s, after(math.MaxInt64-1, 100), all[5:], false)
+	expectList(t, s, after(math.MaxInt64, 100), nil, false)
 	// A deleted plant is not listed.
 	mustDelete(t, s, 4, true)
-	expectList(t, s, after(0, 100), all[4:])
+	expectList(t, s, after(0, 100), all[4:], false)
 }
 
 func listsByExactTag(t *testing.T, h Harness) {
@@ -59,16 +64,16 @@ func listsByExactTag(t *testing.T, h Harness) {
 		mustInsert(t, s, plant(t, int64(10+i), "other", other))
 	}
 	fern, _ := domain.ParseTag("fern")
-	expectList(t, s, application.ListQuery{Tag: fern, Limit: 100}, tagged)
-	expectList(t, s, application.ListQuery{Tag: fern, Limit: 2}, tagged[:2])
-	expectList(t, s, application.ListQuery{Tag: fern, After: 4, HasAfter: true, Limit: 100}, tagged[2:])
+	expectList(t, s, application.ListQuery{Tag: fern, Limit: 100}, tagged, false)
+	expectList(t, s, application.ListQuery{Tag: fern, Limit: 2}, tagged[:2], true)
+	expectList(t, s, application.ListQuery{Tag: fern, After: 4, HasAfter: true, Limit: 100}, tagged[2:], false)
 	none, _ := domain.ParseTag("cactus")
-	expectList(t, s, application.ListQuery{Tag: none, Limit: 100}, nil)
+	expectList(t, s, application.ListQuery{Tag: none, Limit: 100}, nil, false)
 }
 
 func listsNothingFromAnEmptyStore(t *testing.T, h Harness) {
 	s := h.Open(t)
-	expectList(t, s, application.ListQuery{Limit: 100}, nil)
+	expectList(t, s, application.ListQuery{Limit: 100}, nil, false)
 }
 
 // walksEveryStablePlantOnceWhileOthersChange pages through the store with a
@@ -114,14 +119,14 @@ func walksEveryStablePlantOnceWhileOthersChange(t *testing.T, h Harness) {
 		if err != nil {
 			t.Fatalf("ListPlants: %v", err)
 		}
-		for _, p := range page {
-			if q.HasAfter && p.ID() <= last {
-				t.Fatalf("id %d listed after %d", p.ID(), last)
+		for _, it := range decodePage(t, page) {
+			if q.HasAfter && domain.ID(it.ID) <= last {
+				t.Fatalf("id %d listed after %d", it.ID, last)
 			}
-			last = p.ID()
-			seen[p.ID()]++
+			last = domain.ID(it.ID)
+			seen[last]++
 		}
-		if len(page) < q.Limit {
+		if !page.More {
 			break
 		}
 		q.After, q.HasAfter = last, true
@@ -133,22 +138,39 @@ func walksEveryStablePlantOnceWhileOthersChange(t *testing.T, h Harness) {
 	}
 }
 
-// expectList lists q and compares the page with want, byte for byte.
-func expectList(t *testing.T, s Store, q application.ListQuery, want []domain.Plant) {
+// expectList lists q and compares the page with want, byte for byte
+// against the service's own encoder, and with more.
+func expectList(t *testing.T, s Store, q application.ListQuery, want []domain.Plant, more bool) {
 	t.Helper()
 	got, err := s.ListPlants(context.Background(), q)
 	if err != nil {
 		t.Fatalf("ListPlants(%+v): %v", q, err)
 	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("ListPlants(%+v) = %s; want %s", q, describeAll(got), describeAll(want))
+	wantJSON := plantjson.AppendList(nil, want)
+	if !bytes.Equal(got.JSON, wantJSON) {
+		t.Fatalf("ListPlants(%+v) = %s; want %s", q, got.JSON, wantJSON)
 	}
+	var last domain.ID
+	if len(want) > 0 {
+		last = want[len(want)-1].ID()
+	}
+	if got.Count != len(want) || (len(want) > 0 && got.Last != last) || got.More != more {
+		t.Fatalf("ListPlants(%+v): count %d, last %d, more %v; want %d, %d, %v",
+			q, got.Count, got.Last, got.More, len(want), last, more)
+	}
+	decodePage(t, got)
 }
 
-func describeAll(ps []domain.Plant) []string {
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = describe(p)
+// decodePage reads a page's JSON back as a client would, and checks that it
+// holds Count plants and ends with Last.
+func decodePage(t *testing.T, page application.Page) []plantjson.Item {
+	t.Helper()
+	var items []plantjson.Item
+	if err := json.Unmarshal(page.JSON, &items); err != nil {
+		t.Fatalf("page %s: %v", page.JSON, err)
 	}
-	return out
+	if len(items) != page.Count || (page.Count > 0 && domain.ID(items[page.Count-1].ID) != page.Last) {
+		t.Fatalf("page %s: count %d, last %d", page.JSON, page.Count, page.Last)
+	}
+	return items
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -165,8 +166,9 @@ func lifeOfAPlant(ctx context.Context, s, other *postgres.Store, id int64, remov
 		return fmt.Errorf("change %d: applied %v, %v", id, c.Applied, err)
 	}
 	q := application.ListQuery{After: domain.ID(id - 1), HasAfter: id > 0, Limit: 1}
-	if ps, err := s.ListPlants(ctx, q); err != nil || len(ps) != 1 || ps[0].Name() != name {
-		return fmt.Errorf("list after %d: %v, %v; want the changed plant", id-1, ps, err)
+	if page, err := s.ListPlants(ctx, q); err != nil || page.Count != 1 || page.Last != domain.ID(id) ||
+		!strings.Contains(string(page.JSON), `"name":"`+name.String()+`"`) {
+		return fmt.Errorf("list after %d: %s, %v; want the changed plant", id-1, page.JSON, err)
 	}
 	if remove {
 		if deleted, err := s.DeletePlant(ctx, domain.ID(id)); err != nil || !deleted {
