@@ -31,7 +31,8 @@ type bench struct {
 	hookSecret string    // file the service signs events with
 }
 
-// newBench builds the service unless -bin names it, mints a token, creates
+// newBench builds the peer when the run has its rows (first: it fails fast
+// on a wrong -peer-dir) and the service unless -bin names it, mints a token, creates
 // both stores, migrates and preloads them. On error it undoes what it did.
 func newBench(ctx context.Context, o options) (_ *bench, err error) {
 	b := &bench{o: o, bins: o.bins}
@@ -48,13 +49,13 @@ func newBench(ctx context.Context, o options) (_ *bench, err error) {
 			return nil, err
 		}
 	}
-	if len(b.bins) == 0 {
-		if err := b.build(ctx); err != nil {
+	if o.wantsPeer() {
+		if err := b.buildPeer(ctx); err != nil {
 			return nil, err
 		}
 	}
-	if o.wantsPeer() {
-		if err := b.buildPeer(ctx); err != nil {
+	if len(b.bins) == 0 {
+		if err := b.build(ctx); err != nil {
 			return nil, err
 		}
 	}
