@@ -19,6 +19,7 @@ type bench struct {
 	o         options
 	dir       string   // scratch directory: binary, secret, logs, SQLite file
 	bins      []string // the binaries measured
+	peer      string   // the peer's binary, built when the run has peer or floor rows
 	secret    string   // file the service verifies tokens with
 	token     string
 	stores    []*store
@@ -30,7 +31,8 @@ type bench struct {
 	hookSecret string    // file the service signs events with
 }
 
-// newBench builds the service unless -bin names it, mints a token, creates
+// newBench builds the peer when the run has its rows (first: it fails fast
+// on a wrong -peer-dir) and the service unless -bin names it, mints a token, creates
 // both stores, migrates and preloads them. On error it undoes what it did.
 func newBench(ctx context.Context, o options) (_ *bench, err error) {
 	b := &bench{o: o, bins: o.bins}
@@ -44,6 +46,11 @@ func newBench(ctx context.Context, o options) (_ *bench, err error) {
 	}
 	if o.profileDir != "" {
 		if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if o.wantsPeer() {
+		if err := b.buildPeer(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -106,17 +113,16 @@ func newBench(ctx context.Context, o options) (_ *bench, err error) {
 	return b, nil
 }
 
-// build builds the service from the module this tool's go.mod replaces it
-// with: the repository it stands in.
+// build builds the service from the repository this tool stands in.
 func (b *bench) build(ctx context.Context) error {
 	progress("building the service")
-	root, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "github.com/plantstore/plantstore").Output()
+	root, err := moduleRoot(ctx)
 	if err != nil {
-		return fmt.Errorf("find the service's module (run from tools/benche2e, or give -bin): %w", commandError(err))
+		return err
 	}
 	bin := filepath.Join(b.dir, "plantstore")
 	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", bin, "./cmd/plantstore")
-	cmd.Dir, cmd.Env = strings.TrimSpace(string(root)), append(os.Environ(), "CGO_ENABLED=0")
+	cmd.Dir, cmd.Env = root, append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build ./cmd/plantstore: %v\n%s", err, out)
 	}

@@ -2,15 +2,24 @@
 // physical reference of each store, on the same machine and in the same run:
 // pgbench running the SQL an operation amounts to on PostgreSQL, and a plain
 // Go loop running it on the embedded SQLite store with the store's own
-// durability settings. Each operation (create, get, list, delete) is one
-// scenario; the service is loaded over HTTP, at fixed concurrency (-conns,
-// by wrk) or at a fixed rate (-rate, an open loop by vegeta). Three more
-// measure the new-plant webhook with a receiver this tool runs: creates
-// that announce every plant (create+hook, against the create reference),
-// the lag from a create's answer to its event at a steady rate (lag), and
-// the highest rate one replica delivers a filled outbox at (deliver).
+// durability settings. Each operation (create, get, list, list-tag, delete,
+// ...) is one scenario; the service is loaded over HTTP, at fixed
+// concurrency (-conns, by wrk) or at a fixed rate (-rate, an open loop by
+// vegeta). Three more measure the new-plant webhook with a receiver this
+// tool runs: creates that announce every plant (create+hook, against the
+// create reference), the lag from a create's answer to its event at a
+// steady rate (lag), and the highest rate one replica delivers a filled
+// outbox at (deliver).
 // With -pgbouncer, every service cell on PostgreSQL is measured once more
 // through a PgBouncer in transaction mode that the run starts.
+//
+// On PostgreSQL, create, get, list and delete also have two reference
+// services as rows of their own (-refs), built once per run from -peer-dir
+// (../shared/tools/peer) and loaded by the same wrk at the service's
+// connections with the same token: the peer, the hand-written chi + sqlx +
+// golang-jwt service with a JSON access log, and the floor, HTTP and the
+// store alone. The service's rows show their rate divided by each one's
+// (÷ peer, ÷ floor), and every server's own CPU per request.
 //
 // Cells run interleaved (A B A B ...) for a number of rounds, each after a
 // checkpoint, and one Markdown table of the medians goes to standard output,
@@ -44,7 +53,9 @@ type options struct {
 	preload            int64
 	env                []string
 	variants           []variant
-	pgbouncer          bool // every PostgreSQL service cell once more through PgBouncer
+	pgbouncer          bool     // every PostgreSQL service cell once more through PgBouncer
+	refs               []string // the references: pgbench, peer, floor
+	peerDir            string   // the peer's sources; relative: from the repository root
 	bins               []string
 	profileDir         string
 	waitIdle, maxNoise float64
@@ -92,7 +103,7 @@ func run(ctx context.Context, args []string) error {
 }
 
 func parseOptions(args []string) (options, error) {
-	o := options{preload: -1, pgbenchClients: []int{16}, stores: []string{"postgres", "sqlite"}, ops: scenarioNames()}
+	o := options{preload: -1, pgbenchClients: []int{16}, stores: []string{"postgres", "sqlite"}, ops: scenarioNames(), refs: refNames}
 	fs := flag.NewFlagSet("benche2e", flag.ContinueOnError)
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "measured time of each cell")
 	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "load before each cell's window opens, not counted")
@@ -101,11 +112,11 @@ func parseOptions(args []string) (options, error) {
 		"PostgreSQL server where a fresh database is created for the run and dropped after it")
 	words(fs, &o.stores, "stores", "stores to measure", []string{"postgres", "sqlite"})
 	words(fs, &o.ops, "ops", "operations to measure", scenarioNames())
-	counts(fs, &o.conns, "conns", "HTTP connections of the closed-loop service cells (default 64, 16 for list)")
+	counts(fs, &o.conns, "conns", "HTTP connections of the closed-loop service, peer and floor cells (default 64, 16 for list and list-tag)")
 	counts(fs, &o.sqliteConns, "sqlite-conns", "the same on the embedded store (default as -conns)")
 	counts(fs, &o.pgbenchClients, "pgbench-clients", "pgbench clients; the first is the reference of the ratio (default 16)")
 	counts(fs, &o.rates, "rate", "requests per second of open-loop service cells, besides the closed-loop ones")
-	fs.Func("preload", "plants 1..N loaded before the first round (default 1000000 when get, get-not-modified, get-refused, list, change or delete is measured, else 0)", func(v string) (err error) {
+	fs.Func("preload", "plants 1..N loaded before the first round (default 1000000 when get, get-not-modified, get-refused, list, list-tag, change or delete is measured, else 0)", func(v string) (err error) {
 		if o.preload, err = strconv.ParseInt(v, 10, 64); err == nil && o.preload < 0 {
 			err = errors.New("want a count of plants")
 		}
@@ -133,6 +144,8 @@ func parseOptions(args []string) (options, error) {
 		o.bins = append(o.bins, v)
 		return nil
 	})
+	words(fs, &o.refs, "refs", "references of the PostgreSQL cells (the embedded store's is its Go loop): pgbench, and the peer and the floor built from -peer-dir for create, get, list and delete", refNames)
+	fs.StringVar(&o.peerDir, "peer-dir", "../shared/tools/peer", "the sources of the peer and the floor, built once per run; a relative path is from the repository root")
 	fs.BoolVar(&o.pgbouncer, "pgbouncer", false, "measure every PostgreSQL service cell once more through a PgBouncer in transaction mode that the run starts (/usr/sbin/pgbouncer, server pool 20), labelled \"service pgbouncer\"")
 	fs.StringVar(&o.profileDir, "profile", "", "save a CPU profile of every service cell's window into this directory")
 	fs.Float64Var(&o.waitIdle, "wait-idle", 0, "first wait until the 1-minute load average is below this (0: do not wait)")
@@ -148,7 +161,7 @@ func parseOptions(args []string) (options, error) {
 		o.sqliteConns = o.conns
 	}
 	reads := slices.ContainsFunc(o.ops, func(op string) bool {
-		return slices.Contains([]string{"get", "get-not-modified", "get-refused", "list", "change"}, op)
+		return slices.Contains([]string{"get", "get-not-modified", "get-refused", "list", "list-tag", "change"}, op)
 	})
 	if o.preload < 0 {
 		o.preload = 0
@@ -164,7 +177,7 @@ func parseOptions(args []string) (options, error) {
 	case o.lagRate < 1 || o.lagDuration < time.Second || o.lagDrain < 0 || o.deliverEvents < 5:
 		return o, errors.New("-lag-rate must be positive, -deliver-events at least 5, -lag-duration at least 1s and -lag-drain not negative")
 	case reads && o.preload < listLimit:
-		return o, fmt.Errorf("get, get-not-modified, get-refused, list and change need -preload of at least %d", listLimit)
+		return o, fmt.Errorf("get, get-not-modified, get-refused, list, list-tag and change need -preload of at least %d", listLimit)
 	case len(o.pgbenchClients) == 0:
 		return o, errors.New("-pgbench-clients: want at least one")
 	}

@@ -26,8 +26,15 @@ func TestParseOptions(t *testing.T) {
 		t.Errorf("creates alone: preload %d, conns %v, stores %v; want 0, each scenario's own, both", o.preload, o.conns, o.stores)
 	}
 	o, _ = parseOptions(nil)
-	if want := []string{"create", "get", "get-not-modified", "get-refused", "list", "change", "delete", "create+hook", "lag", "deliver"}; !slices.Equal(o.ops, want) {
+	if want := []string{"create", "get", "get-not-modified", "get-refused", "list", "list-tag", "change", "delete", "create+hook", "lag", "deliver"}; !slices.Equal(o.ops, want) {
 		t.Errorf("default ops %v, want %v", o.ops, want)
+	}
+	if !slices.Equal(o.refs, []string{"pgbench", "peer", "floor"}) || o.peerDir != "../shared/tools/peer" {
+		t.Errorf("default refs %v from %s, want pgbench, peer and floor from ../shared/tools/peer", o.refs, o.peerDir)
+	}
+	if o, err := parseOptions(strings.Fields("-refs pgbench -peer-dir /src/peer -ops list-tag")); err != nil ||
+		!slices.Equal(o.refs, []string{"pgbench"}) || o.peerDir != "/src/peer" || o.preload != 1_000_000 {
+		t.Errorf("-refs pgbench -peer-dir /src/peer -ops list-tag: %v, refs %v, dir %s, preload %d", err, o.refs, o.peerDir, o.preload)
 	}
 	if o.lagRate != 2000 || o.lagDuration != 30*time.Second || o.lagDrain != 5*time.Second || o.deliverEvents != 60000 {
 		t.Errorf("webhook defaults: lag %d/s for %s, drain %s, %d events", o.lagRate, o.lagDuration, o.lagDrain, o.deliverEvents)
@@ -42,7 +49,7 @@ func TestParseOptionsRefuses(t *testing.T) {
 	for _, args := range []string{
 		"-ops create,update", "-stores mysql", "-conns 0", "-rate x", "-env HOME=/", "-variant :GOGC=1",
 		"-variant v:PATH=/", "-duration 10ms", "-ops list -preload 50", "-preload -1", "extra",
-		"-ops create+hook,lags", "-lag-rate 0", "-lag-duration 10ms", "-lag-drain -1s", "-deliver-events 4",
+		"-ops create+hook,lags", "-refs pgbench,wrk", "-ops list-tag -preload 99", "-lag-rate 0", "-lag-duration 10ms", "-lag-drain -1s", "-deliver-events 4",
 	} {
 		if _, err := parseOptions(strings.Fields(args)); err == nil {
 			t.Errorf("%s: accepted", args)

@@ -38,8 +38,20 @@ func (b *bench) report(w io.Writer) {
 	if hooks {
 		head, rule, receiver = " webhook |", "---|", " · receiver"
 	}
-	fmt.Fprintf(w, "\n| store | op | load | conns | req/s | rounds (req/s) | p50 | p99 | ratio | non-2xx | peak RSS | CPU µs/op: service · postgres · load%s · other |%s\n", receiver, head)
-	fmt.Fprintf(w, "|---|---|---|--:|--:|---|--:|--:|--:|--:|--:|--:|%s\n", rule)
+	// The ÷ columns of the peer and the floor, only when the run has
+	// their rows.
+	var versus []string
+	for _, r := range []string{peerRef, floorRef} {
+		if slices.ContainsFunc(b.cells, func(c *cell) bool { return c.server == r }) {
+			versus = append(versus, r)
+		}
+	}
+	refHead, refRule := "", ""
+	for _, r := range versus {
+		refHead, refRule = refHead+" ÷ "+r+" |", refRule+"--:|"
+	}
+	fmt.Fprintf(w, "\n| store | op | load | conns | req/s | rounds (req/s) | p50 | p99 | ratio |%s non-2xx | peak RSS | CPU µs/op: service · postgres · load%s · other |%s\n", refHead, receiver, head)
+	fmt.Fprintf(w, "|---|---|---|--:|--:|---|--:|--:|--:|%s--:|--:|--:|%s\n", refRule, rule)
 	for _, c := range b.cells {
 		ratio := "1.00 (ref)"
 		if ref := b.referenceOf(c); ref == nil {
@@ -63,9 +75,13 @@ func (b *bench) report(w io.Writer) {
 		if hooks {
 			hook = " " + b.webhookColumn(c) + " |"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %d | %s | %s |%s\n",
+		refs := ""
+		for _, r := range versus {
+			refs += " " + b.versus(c, r) + " |"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %.0f | %s | %s | %s | %s |%s %d | %s | %s |%s\n",
 			c.store.kind, c.sc.name, c.load, conns, median(values(c, (*sample).rate)), rounds,
-			ms(c, 0.50), ms(c, 0.99), ratio, failed, rss, cpuColumn(c, hooks), hook)
+			ms(c, 0.50), ms(c, 0.99), ratio, refs, failed, rss, cpuColumn(c, hooks), hook)
 	}
 }
 
@@ -78,6 +94,25 @@ func (b *bench) referenceOf(c *cell) *cell {
 		}
 	}
 	return nil
+}
+
+// versus is the column of c against the reference server r (the peer or the
+// floor): on a service row its paired ratio to r's row of the same store,
+// operation and connections; "1.00 (ref)" on r's own rows; "–" elsewhere
+// (open loops, and operations r does not serve).
+func (b *bench) versus(c *cell, r string) string {
+	switch {
+	case c.server == r:
+		return "1.00 (ref)"
+	case c.server != "service":
+		return "–"
+	}
+	for _, p := range b.cells {
+		if p.server == r && p.store == c.store && p.sc.name == c.sc.name && p.conns == c.conns {
+			return fmt.Sprintf("%.2f", pairedRatio(c, p))
+		}
+	}
+	return "–"
 }
 
 // pairedRatio is the median over rounds of c's rate divided by ref's rate in
@@ -121,7 +156,8 @@ func ms(c *cell, q float64) string {
 }
 
 // cpuColumn is the median CPU one operation cost in each part of the
-// machine: the service, the PostgreSQL server (and PgBouncer, with
+// machine: the service (on the peer's and the floor's rows, that server's
+// own), the PostgreSQL server (and PgBouncer, with
 // -pgbouncer), the load (this program's HTTP client or loop, or pgbench),
 // and everything else running meanwhile, which is noise (PostgreSQL's share
 // too when it is not the store measured).

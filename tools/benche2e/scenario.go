@@ -11,8 +11,11 @@ import (
 )
 
 const (
-	// listLimit is the page size of the list scenario.
+	// listLimit is the page size of the list scenarios.
 	listLimit = 100
+	// listTag is the tag of list-tag's pages: the tag of every preloaded
+	// plant (store.load).
+	listTag = "indoor"
 	// freshIDs is where the ids of creates start: far above the preloaded
 	// plants and the delete ranges, so that a create never meets a stored id
 	// (random ids in 2^62 of them practically never collide either).
@@ -133,6 +136,21 @@ SELECT name, tag FROM plants WHERE id = :id;
 SELECT id, name, tag FROM plants WHERE id > :after ORDER BY id LIMIT %[1]d;
 `, listLimit),
 	sql: fmt.Sprintf(`SELECT id, name, tag FROM plants WHERE id > ? ORDER BY id LIMIT %d`, listLimit),
+}, {
+	// A page of the plants with one tag, which every preloaded plant has:
+	// the tag's index (plants_tag_id) instead of the primary key, the same
+	// keyset shape as the store's tagged list. The peer and the floor do not
+	// filter by tag, so it has no rows of theirs.
+	name: "list-tag", conns: 16, method: "GET",
+	id: func(rows int64, _ *idRange) int64 { return rand.Int64N(rows - listLimit + 1) },
+	request: func(after int64) (string, []byte) {
+		return fmt.Sprintf("/plants?limit=%d&tag=%s&after=%d", listLimit, listTag, after), nil
+	},
+	lua: fmt.Sprintf(`  return wrk.format("GET", "/plants?limit=%[1]d&tag=%[2]s&after=" .. math.random(0, rows - %[1]d))`, listLimit, listTag),
+	pgbench: fmt.Sprintf(`\set after random(0, :rows - %[1]d)
+SELECT id, name, tag FROM plants WHERE tag = '%[2]s' AND id > :after ORDER BY id LIMIT %[1]d;
+`, listLimit, listTag),
+	sql: fmt.Sprintf(`SELECT id, name, tag FROM plants WHERE tag = '%s' AND id > ? ORDER BY id LIMIT %d`, listTag, listLimit),
 }, {
 	// A change of a stored plant's name. The name is one of two, drawn at
 	// random, so that most changes write a new value; the references run

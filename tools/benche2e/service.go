@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,6 +24,9 @@ type service struct {
 	log        *os.File
 	exited     chan struct{}
 	err        error // the exit error, once exited is closed
+	// untidy: the process has no graceful shutdown, so that ending on the
+	// SIGTERM stop sends is its clean exit (the peer and the floor).
+	untidy bool
 }
 
 // startService runs bin with env added to the environment (a later NAME
@@ -31,38 +35,54 @@ type service struct {
 func startService(ctx context.Context, bin, dir string, env []string) (*service, error) {
 	api, err1 := freeAddr()
 	admin, err2 := freeAddr()
-	logFile, err3 := os.CreateTemp(dir, "service-*.log")
-	if err := errors.Join(err1, err2, err3); err != nil {
+	if err := errors.Join(err1, err2); err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "PLANTSTORE_ADDR="+api, "PLANTSTORE_ADMIN_ADDR="+admin, "PLANTSTORE_MIGRATE=false")
 	cmd.Env = append(cmd.Env, env...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		_ = logFile.Close()
+	s := &service{cmd: cmd, api: api, admin: admin}
+	err := s.start(ctx, dir, func() bool {
+		resp, err := http.Get("http://" + admin + "/readyz")
+		if err != nil {
+			return false
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	if err != nil {
 		return nil, err
 	}
-	s := &service{cmd: cmd, api: api, admin: admin, log: logFile, exited: make(chan struct{})}
-	go func() { s.err = cmd.Wait(); close(s.exited) }()
-	ready, cancel := context.WithTimeout(ctx, 30*time.Second)
+	return s, nil
+}
+
+// start runs s.cmd with its output to a log file in dir and waits, up to
+// 30 seconds, until ready says it serves; on failure it stops it.
+func (s *service) start(ctx context.Context, dir string, ready func() bool) error {
+	logFile, err := os.CreateTemp(dir, filepath.Base(s.cmd.Path)+"-*.log")
+	if err != nil {
+		return err
+	}
+	s.log, s.exited = logFile, make(chan struct{})
+	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
+	if err := s.cmd.Start(); err != nil {
+		_ = logFile.Close()
+		return err
+	}
+	go func() { s.err = s.cmd.Wait(); close(s.exited) }()
+	wait, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	for {
-		if resp, err := http.Get("http://" + admin + "/readyz"); err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s, nil
-			}
-		}
+	for !ready() {
 		select {
-		case <-ready.Done():
+		case <-wait.Done():
 		case <-s.exited:
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(20 * time.Millisecond):
 			continue
 		}
 		_ = s.stop()
-		return nil, fmt.Errorf("service did not become ready (%v)\n%s", s.err, s.tail())
+		return fmt.Errorf("%s did not become ready (%v)\n%s", filepath.Base(s.cmd.Path), s.err, s.tail())
 	}
+	return nil
 }
 
 // peakRSS reads the process's high-water mark of resident memory (VmHWM).
@@ -111,10 +131,16 @@ func (s *service) stop() error {
 		<-s.exited
 		s.err = errors.New("did not stop within 30s of SIGTERM")
 	}
+	var ee *exec.ExitError
+	if s.untidy && errors.As(s.err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGTERM {
+			return nil
+		}
+	}
 	if s.err == nil {
 		return nil
 	}
-	return fmt.Errorf("service: %w\n%s", s.err, s.tail())
+	return fmt.Errorf("%s: %w\n%s", filepath.Base(s.cmd.Path), s.err, s.tail())
 }
 
 // tail returns the end of the service's log, for error messages.
