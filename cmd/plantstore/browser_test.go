@@ -16,8 +16,8 @@ const screenshotEnv = "PLANTSTORE_SCREENSHOT"
 
 // The API reference page in headless Chromium: it loads with no console
 // error and no request to another host, lists every operation of the
-// document, and with a token pasted in its Authorize dialog it creates a
-// plant through "Try it out".
+// document, and with a token pasted in its Authorize dialog it creates,
+// reads, lists, changes and deletes a plant through "Try it out".
 func TestReferencePageInABrowser(t *testing.T) {
 	browserPath := referencetest.Find(t)
 	s := startService(t, storeURLs()["sqlite"](t), nil)
@@ -53,6 +53,13 @@ func TestReferencePageInABrowser(t *testing.T) {
 	if page, _ := body.([]any); status != 200 || len(page) != 1 || page[0].(map[string]any)["id"] != float64(4242) {
 		t.Fatalf("list from the page: %d %v", status, body)
 	}
+	// Rename it and remove its tag with a merge patch.
+	status, body = b.TryIt(t, referencetest.Operation{Tag: "plants", ID: "changePlant"}, map[string]string{"id": "4242"},
+		`{"name": "Pilea (renamed)", "tag": null}`)
+	if plant, _ := body.(map[string]any); status != 200 || plant["name"] != "Pilea (renamed)" || plant["tag"] != nil {
+		t.Fatalf("change from the page: %d %v", status, body)
+	}
+	s.call(t, "GET", "/plants/4242").expect(t, 200, `{"id":4242,"name":"Pilea (renamed)"}`)
 	if path := os.Getenv(screenshotEnv); path != "" {
 		b.ShowAnswer(t, create)
 		b.SaveScreenshot(t, path)
