@@ -142,3 +142,31 @@ func TestOnlyCmdWiresAdapters(t *testing.T) {
 		}
 	}
 }
+
+// testSupport are the packages that exist for tests: fresh databases, the
+// primary and standby of the failover tests, tokens, receivers, collectors,
+// the contract and the store suite. Only tests and other test support
+// import them, so that none of their servers or shortcuts ships.
+var testSupport = map[string]bool{
+	module + "/adapters/postgres/pgtest":       true,
+	module + "/adapters/postgres/pgcluster":    true,
+	module + "/adapters/jwtauth/jwttest":       true,
+	module + "/adapters/webhook/webhooktest":   true,
+	module + "/adapters/tracing/otlptest":      true,
+	module + "/adapters/storetest":             true,
+	module + "/adapters/httpapi/referencetest": true,
+	module + "/docs/openapitest":               true,
+}
+
+func TestTestSupportIsImportedByTestsOnly(t *testing.T) {
+	for _, p := range loadPackages(t) {
+		if testSupport[p.path] {
+			continue
+		}
+		for _, imp := range p.imports {
+			if testSupport[imp] {
+				t.Errorf("%s imports %s: test support is for tests only", p.path, imp)
+			}
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/plantstore/plantstore/adapters/postgres/pgcluster"
 	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
 )
 
@@ -32,14 +33,14 @@ type bouncer struct {
 // refuses.
 func startBouncer(t testing.TB, poolSize int) *bouncer {
 	t.Helper()
-	bin := program(t, "pgbouncer", "/usr/sbin")
+	bin := pgcluster.Program(t, "pgbouncer", "/usr/sbin")
 	pgtest.Admin(t) // skips, or fails under CI, without a server
 	upstream, err := url.Parse(pgtest.AdminURL())
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := serverDir(t)
-	b := &bouncer{port: freePort(t), log: filepath.Join(dir, "pgbouncer.log")}
+	dir := pgcluster.Dir(t)
+	b := &bouncer{port: pgcluster.FreePort(t), log: filepath.Join(dir, "pgbouncer.log")}
 	host, port := upstream.Hostname(), upstream.Port()
 	if port == "" {
 		port = "5432"
@@ -66,7 +67,7 @@ pidfile = %s
 		}
 	}
 	cmd := exec.Command(bin, filepath.Join(dir, "pgbouncer.ini"))
-	asServerUser(t, cmd, dir)
+	pgcluster.AsServerUser(t, cmd, dir)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start pgbouncer: %v", err)
 	}

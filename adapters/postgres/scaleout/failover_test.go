@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/plantstore/plantstore/adapters/postgres"
+	"github.com/plantstore/plantstore/adapters/postgres/pgcluster"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
@@ -139,8 +140,8 @@ func (l *ledger) deliver(ctx context.Context, t *testing.T, s *postgres.Store, u
 // multi-host URL in libpq's authority form; nothing acknowledged is lost;
 // and every acknowledged plant's event reaches the receiver.
 func TestFailoverToTheSynchronousStandby(t *testing.T) {
-	c := startCluster(t)
-	failover(t, c, func() { c.kill(c.primary) })
+	c := pgcluster.Start(t)
+	failover(t, c, func() { c.Primary.Kill() })
 }
 
 // The primary is fenced instead, made read-only while it runs, as failover
@@ -148,8 +149,8 @@ func TestFailoverToTheSynchronousStandby(t *testing.T) {
 // (SQLSTATE 25006). The store drops them instead of failing every request
 // on them until they age out, and resumes on the promoted standby.
 func TestFailoverFromAFencedPrimary(t *testing.T) {
-	c := startCluster(t)
-	primary := c.db(t, c.primary)
+	c := pgcluster.Start(t)
+	primary := c.DB(t, c.Primary)
 	failover(t, c, func() {
 		_, err := primary.Exec("ALTER SYSTEM SET default_transaction_read_only = on")
 		if err == nil {
@@ -162,12 +163,10 @@ func TestFailoverFromAFencedPrimary(t *testing.T) {
 // failover runs the load on c, ends the primary's service with outage,
 // promotes the standby, and checks what TestFailoverToTheSynchronousStandby
 // describes.
-func failover(t *testing.T, c *cluster, outage func()) {
-	url := fmt.Sprintf("postgres://postgres@127.0.0.1:%d,127.0.0.1:%d/postgres?sslmode=disable&target_session_attrs=read-write&connect_timeout=2",
-		c.primary.port, c.standby.port)
+func failover(t *testing.T, c *pgcluster.Cluster, outage func()) {
 	const receiver = "http://receiver.example/hook"
 	s, err := postgres.Open(context.Background(), postgres.Config{
-		URL: url, MaxOpenConns: 8, QueryTimeout: failoverDeadline, ConnectTimeout: 10 * time.Second, Receivers: []string{receiver},
+		URL: c.URL(), MaxOpenConns: 8, QueryTimeout: failoverDeadline, ConnectTimeout: 10 * time.Second, Receivers: []string{receiver},
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
@@ -193,7 +192,7 @@ func failover(t *testing.T, c *cluster, outage func()) {
 	require.Eventually(t, func() bool { return acked() >= 200 }, 20*time.Second, 5*time.Millisecond, "no load before the failover")
 	outage()
 	require.Eventually(t, func() bool { return l.refusals.Load() > 0 }, 10*time.Second, 5*time.Millisecond, "no write refused without a primary")
-	c.promote(t)
+	c.Promote(t)
 	promoted := time.Now()
 	require.Eventually(t, func() bool { return l.lastAck.Load() > promoted.UnixNano() }, 10*time.Second, time.Millisecond,
 		"no write acknowledged after the promotion")
@@ -229,9 +228,9 @@ func failover(t *testing.T, c *cluster, outage func()) {
 }
 
 // checkNothingLost compares the new primary's plants with the ledger.
-func checkNothingLost(t *testing.T, c *cluster, l *ledger) {
+func checkNothingLost(t *testing.T, c *pgcluster.Cluster, l *ledger) {
 	t.Helper()
-	rows, err := c.db(t, c.standby).Query("SELECT id, name FROM plants")
+	rows, err := c.DB(t, c.Standby).Query("SELECT id, name FROM plants")
 	require.NoError(t, err)
 	defer rows.Close()
 	stored := map[int64]string{}

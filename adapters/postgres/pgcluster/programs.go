@@ -1,4 +1,4 @@
-package scaleout
+package pgcluster
 
 import (
 	"net"
@@ -12,9 +12,11 @@ import (
 	"testing"
 )
 
-// program returns the path of a server program, looked up in dirs and then
-// on PATH (Debian keeps PostgreSQL's server programs off PATH); it skips the test (fails it under CI=true) when there is none.
-func program(t testing.TB, name string, dirs ...string) string {
+// Program returns the path of a server program, looked up in dirs (glob
+// patterns) and then on PATH: Debian keeps PostgreSQL's server programs off
+// PATH, in PostgresBin. Without it the test is skipped with one line, or
+// fails under CI=true.
+func Program(t testing.TB, name string, dirs ...string) string {
 	t.Helper()
 	for _, dir := range dirs {
 		matches, _ := filepath.Glob(filepath.Join(dir, name))
@@ -35,20 +37,18 @@ func program(t testing.TB, name string, dirs ...string) string {
 }
 
 var debianPackage = map[string]string{
-	"pgbouncer":      "pgbouncer",
-	"initdb":         "postgresql",
-	"pg_basebackup":  "postgresql",
-	"pg_ctl":         "postgresql",
-	"postgres":       "postgresql",
-	"pg_isready":     "postgresql-client",
-	"pg_controldata": "postgresql",
+	"pgbouncer":     "pgbouncer",
+	"initdb":        "postgresql",
+	"pg_basebackup": "postgresql",
+	"pg_ctl":        "postgresql",
+	"postgres":      "postgresql",
 }
 
-// postgresBin are where Debian keeps PostgreSQL's server programs.
-const postgresBin = "/usr/lib/postgresql/*/bin"
+// PostgresBin is where Debian keeps PostgreSQL's server programs.
+const PostgresBin = "/usr/lib/postgresql/*/bin"
 
-// freePort returns a TCP port on 127.0.0.1 that nothing listens on now.
-func freePort(t testing.TB) int {
+// FreePort returns a TCP port on 127.0.0.1 that nothing listens on now.
+func FreePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -58,13 +58,13 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// serverDir returns an empty directory for a server's files, removed when
-// the test ends. It is made directly in the system's temporary directory: a
-// server that runs as another user (asServerUser) could not reach one made
+// Dir returns an empty directory for a server's files, removed when the
+// test ends. It is made directly in the system's temporary directory: a
+// server that runs as another user (AsServerUser) could not reach one made
 // by t.TempDir, whose parent only the test's user may enter.
-func serverDir(t testing.TB) string {
+func Dir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "plantstore-scaleout-")
+	dir, err := os.MkdirTemp("", "plantstore-pgcluster-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,10 +72,10 @@ func serverDir(t testing.TB) string {
 	return dir
 }
 
-// asServerUser makes cmd run as the postgres user when the tests run as
+// AsServerUser makes cmd run as the postgres user when the tests run as
 // root, which PostgreSQL and PgBouncer both refuse, and hands it dir and the
 // files in it.
-func asServerUser(t testing.TB, cmd *exec.Cmd, dir string) {
+func AsServerUser(t testing.TB, cmd *exec.Cmd, dir string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		return

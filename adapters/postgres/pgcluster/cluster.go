@@ -1,0 +1,127 @@
+// Package pgcluster builds PostgreSQL servers for tests: a primary with a
+// synchronous hot standby, made with PostgreSQL's own programs (initdb,
+// pg_basebackup, pg_ctl) from the Debian packages, on free ports in a
+// temporary directory, and torn down when the test ends; and the helpers
+// that start such programs (PgBouncer too) as the server user. It is for
+// tests only: the PostgreSQL store's scale-out suite and the service's
+// failover test. No production code imports it (the repository's
+// dependency test checks that).
+//
+// Without PostgreSQL's server programs the test is skipped with one line,
+// unless CI=true, where it fails: a CI run must never pass by skipping.
+package pgcluster
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	_ "github.com/lib/pq" // the "postgres" driver
+	"github.com/stretchr/testify/require"
+)
+
+// Server is one PostgreSQL server of a cluster, started as a child process
+// group of its own, so that a test can kill it as a crash would.
+type Server struct {
+	Name string // primary or standby
+	Port int    // on 127.0.0.1
+
+	data   string
+	cmd    *exec.Cmd
+	exited chan struct{}
+}
+
+// Cluster is a primary with a synchronous hot standby.
+type Cluster struct {
+	Primary, Standby *Server
+
+	bin, dir string
+}
+
+// Start builds the primary with initdb, its standby with pg_basebackup,
+// starts both, and waits until the standby is synchronous: from then on a
+// commit is acknowledged only once the standby has it. Both servers are
+// killed and their files removed when the test ends.
+func Start(t testing.TB) *Cluster {
+	t.Helper()
+	c := &Cluster{dir: Dir(t)}
+	c.bin = filepath.Dir(Program(t, "initdb", PostgresBin))
+	c.Primary = &Server{Name: "primary", data: filepath.Join(c.dir, "primary"), Port: FreePort(t)}
+	c.Standby = &Server{Name: "standby", data: filepath.Join(c.dir, "standby"), Port: FreePort(t)}
+	c.run(t, "initdb", "-D", c.Primary.data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync")
+	c.configure(t, c.Primary, "synchronous_standby_names = '*'")
+	c.start(t, c.Primary)
+	c.run(t, "pg_basebackup", "-h", "127.0.0.1", "-p", strconv.Itoa(c.Primary.Port), "-U", "postgres",
+		"-D", c.Standby.data, "-R", "-X", "stream", "--no-sync")
+	// Promoted, the standby has no standby of its own to wait for; a
+	// failover tool (pg_auto_failover) sets this on the new primary.
+	c.configure(t, c.Standby, "synchronous_standby_names = ''")
+	c.start(t, c.Standby)
+	primary := c.DB(t, c.Primary)
+	require.Eventually(t, func() bool {
+		var state string
+		err := primary.Get(&state, "SELECT sync_state FROM pg_stat_replication LIMIT 1")
+		return err == nil && state == "sync"
+	}, 30*time.Second, 20*time.Millisecond, "the standby never became synchronous")
+	return c
+}
+
+// URL is the multi-host URL of database postgres on the cluster, in
+// libpq's authority form, primary first, that connects only to the server
+// that accepts writes and gives up on a dead one after two seconds.
+func (c *Cluster) URL() string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d,127.0.0.1:%d/postgres?sslmode=disable&target_session_attrs=read-write&connect_timeout=2",
+		c.Primary.Port, c.Standby.Port)
+}
+
+// URL is the URL of database postgres on s alone.
+func (s *Server) URL() string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", s.Port)
+}
+
+// Kill kills s and every process of its group at once, as a crash of its
+// machine would, and waits for the postmaster to go.
+func (s *Server) Kill() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	<-s.exited
+}
+
+// Promote promotes the standby and returns once it accepts writes.
+func (c *Cluster) Promote(t testing.TB) {
+	t.Helper()
+	c.run(t, "pg_ctl", "promote", "-w", "-D", c.Standby.data)
+}
+
+// DB connects to s, closed when the test ends.
+func (c *Cluster) DB(t testing.TB, s *Server) *sqlx.DB {
+	t.Helper()
+	db, err := sqlx.Open("postgres", s.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		t.Fatalf("%s: %v\n%s", s.Name, err, c.Log(s))
+	}
+	return db
+}
+
+// Log is the end of s's log, for failure messages.
+func (c *Cluster) Log(s *Server) string {
+	data, _ := os.ReadFile(filepath.Join(c.dir, s.Name+".log"))
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	return strings.Join(lines[max(0, len(lines)-20):], "\n")
+}
