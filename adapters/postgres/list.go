@@ -10,7 +10,6 @@ import (
 
 	"github.com/plantstore/plantstore/adapters/internal/groupcommit"
 	"github.com/plantstore/plantstore/application"
-	"github.com/plantstore/plantstore/domain"
 )
 
 // The pages of many lists in one query, as point reads are gathered: each
@@ -25,19 +24,18 @@ import (
 // encoding them again cost the service as much CPU as the rest of the
 // request (docs/performance.md, "List pages"). to_json escapes what JSON
 // requires and nothing else, as the service's encoder does for the names
-// and tags the schema's checks admit (no control characters).
+// and tags the schema's checks admit (no control characters). The items
+// reach string_agg in the order of the subquery, the index's, without a
+// sort of their own (PostgreSQL's documented way of ordering an
+// aggregate's input; pageOf checks that the last item is the greatest),
+// and one plant more than the page tells whether more follow.
 const renderedPage = `
 SELECT q.n, p.*
 FROM %s
 CROSS JOIN LATERAL (
-    SELECT '[' || coalesce(string_agg(r.item, ',' ORDER BY r.id) FILTER (WHERE r.rn <= q.lim), '') || ']',
-           count(*) FILTER (WHERE r.rn <= q.lim),
-           max(r.id) FILTER (WHERE r.rn <= q.lim),
-           count(*) > q.lim
+    SELECT string_agg(r.item, ','), count(*), max(r.id)
     FROM (
-        SELECT id,
-               '{"id":' || id || ',"name":' || to_json(name) || coalesce(',"tag":' || to_json(tag), '') || '}' AS item,
-               row_number() OVER (ORDER BY id) AS rn
+        SELECT id, '{"id":' || id || ',"name":' || to_json(name) || coalesce(',"tag":' || to_json(tag), '') || '}' AS item
         FROM plants WHERE %s id >= q.from_id ORDER BY id LIMIT q.lim + 1
     ) AS r
 ) AS p`
@@ -110,19 +108,19 @@ func (s *Store) listGroup(ctx context.Context, qs []application.ListQuery, group
 		// transaction, as sessionSettings does on sessions of the store's
 		// own.
 		return localTx(ctx, s.db, "jit = off", func(tx *sqlx.Tx) error {
-			return readPages(ctx, unprepared{db: tx, text: query}, args, group, out)
+			return readPages(ctx, unprepared{db: tx, text: query}, args, qs, group, out)
 		})
 	}
 	stmt, err := s.stmts.get(ctx, s.db, query)
 	if err != nil {
 		return err
 	}
-	return readPages(ctx, stmt, args, group, out)
+	return readPages(ctx, stmt, args, qs, group, out)
 }
 
 // readPages runs a list query and sets the pages of the lists qs[group] in
 // out.
-func readPages(ctx context.Context, stmt statement, args []any, group []int, out []groupcommit.Result[application.Page]) error {
+func readPages(ctx context.Context, stmt statement, args []any, qs []application.ListQuery, group []int, out []groupcommit.Result[application.Page]) error {
 	rows, err := stmt.QueryxContext(ctx, args...)
 	if err != nil {
 		return err
@@ -132,17 +130,19 @@ func readPages(ctx context.Context, stmt statement, args []any, group []int, out
 	for ; rows.Next(); answered++ {
 		var (
 			n, count int64
-			last     sql.NullInt64
-			page     application.Page
+			items    sql.RawBytes // valid until the next row: pageOf copies it
+			greatest sql.NullInt64
 		)
-		if err := rows.Scan(&n, &page.JSON, &count, &last, &page.More); err != nil {
+		if err := rows.Scan(&n, &items, &count, &greatest); err != nil {
 			return err
 		}
 		if n < 1 || int(n) > len(group) {
 			return fmt.Errorf("list answered for list %d of %d", n, len(group))
 		}
-		page.Count, page.Last = int(count), domain.ID(last.Int64)
-		out[group[n-1]].Value = page
+		i := group[n-1]
+		if out[i].Value, err = pageOf(items, int(count), qs[i].Limit, greatest.Int64); err != nil {
+			return err
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return err
