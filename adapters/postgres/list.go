@@ -22,9 +22,9 @@ import (
 // Each page is rendered here, as application.Page says: the store passes
 // one text per page through, where reading 100 rows into values and
 // encoding them again cost the service as much CPU as the rest of the
-// request (docs/performance.md, "List pages"). to_json escapes what JSON
-// requires and nothing else, as the service's encoder does for the names
-// and tags the schema's checks admit (no control characters). The items
+// request (docs/performance.md, "List pages"). Every plant keeps its item
+// rendered when it was written (the migration keep_each_plants_item); one
+// stored before has it rendered here by the same function. The items
 // reach string_agg in the order of the subquery, the index's, without a
 // sort of their own (PostgreSQL's documented way of ordering an
 // aggregate's input; pageOf checks that the last item is the greatest),
@@ -35,7 +35,7 @@ FROM %s
 CROSS JOIN LATERAL (
     SELECT string_agg(r.item, ','), count(*), max(r.id)
     FROM (
-        SELECT id, '{"id":' || id || ',"name":' || to_json(name) || coalesce(',"tag":' || to_json(tag), '') || '}' AS item
+        SELECT id, coalesce(item, plant_item(id, name, tag)) AS item
         FROM plants WHERE %s id >= q.from_id ORDER BY id LIMIT q.lim + 1
     ) AS r
 ) AS p`

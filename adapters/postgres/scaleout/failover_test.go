@@ -102,23 +102,25 @@ func (l *ledger) ack(_ int64, f func()) {
 }
 
 // deliver claims and settles the receiver's events until ctx ends, as the
-// webhook dispatcher does, recording the plants delivered; claims and
+// webhook dispatcher does, recording the plants sent; claims and
 // settlements that fail are retried, and a claim that was lost comes back
 // when its lease ends.
 func (l *ledger) deliver(ctx context.Context, t *testing.T, s *postgres.Store, url string) {
 	for ctx.Err() == nil {
 		events, err := s.ClaimDue(ctx, url, time.Now(), time.Second, 32)
 		if err == nil && len(events) > 0 {
+			// A claimed event is sent before it is settled. A settlement
+			// lost with the primary may still have committed, so the event
+			// counts as delivered once claimed; one whose settlement did
+			// not commit is claimed again when its lease ends.
 			outcomes := make([]application.Settlement, len(events))
+			l.mu.Lock()
 			for i, e := range events {
+				l.delivered[int64(e.Plant.ID())] = true
 				outcomes[i] = application.Settlement{ID: e.ID, Claim: e.Claim, Delivered: true}
 			}
+			l.mu.Unlock()
 			if err = s.Settle(ctx, outcomes); err == nil {
-				l.mu.Lock()
-				for _, e := range events {
-					l.delivered[int64(e.Plant.ID())] = true
-				}
-				l.mu.Unlock()
 				continue
 			}
 		}
