@@ -112,7 +112,7 @@ func TestListTagReferencesReadFullTaggedPages(t *testing.T) {
 			}
 			defer adapter.Close()
 			defer s.db.Close()
-			if err := adapter.Migrate(ctx); err == nil {
+			if err = adapter.Migrate(ctx); err == nil {
 				err = s.load(ctx, 1, 1001)
 			}
 			if err != nil {
