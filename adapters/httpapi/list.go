@@ -21,8 +21,8 @@ type ListUseCase interface {
 
 // listPlants serves GET /plants: a JSON array of plants in ascending id
 // order, as the store rendered it, and a Link to the next page when one
-// follows. Checks run in the
-// contract's order: authentication and scope, the query, then the store.
+// follows. Checks run in the contract's order: authentication and scope,
+// the query, then the store.
 func (a *API) listPlants(w http.ResponseWriter, r *http.Request) {
 	principal, ok := a.admit(w, r, a.deps.List)
 	if !ok {
