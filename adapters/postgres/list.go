@@ -130,7 +130,7 @@ func readPages(ctx context.Context, stmt statement, args []any, qs []application
 	for ; rows.Next(); answered++ {
 		var (
 			n, count int64
-			items    sql.RawBytes // valid until the next row: pageOf copies it
+			items    sql.NullString // lib/pq's copy, which pageOf copies once more with the brackets; NULL for no plant
 			greatest sql.NullInt64
 		)
 		if err := rows.Scan(&n, &items, &count, &greatest); err != nil {
@@ -140,7 +140,7 @@ func readPages(ctx context.Context, stmt statement, args []any, qs []application
 			return fmt.Errorf("list answered for list %d of %d", n, len(group))
 		}
 		i := group[n-1]
-		if out[i].Value, err = pageOf(items, int(count), qs[i].Limit, greatest.Int64); err != nil {
+		if out[i].Value, err = pageOf(items.String, int(count), qs[i].Limit, greatest.Int64); err != nil {
 			return err
 		}
 	}

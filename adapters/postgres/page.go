@@ -1,9 +1,9 @@
 package postgres
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
@@ -13,9 +13,9 @@ import (
 // {"id":…,"name":…,"tag":…}, joined by commas. `,{"id":` starts every item
 // but the first and occurs nowhere else, since quotes inside a string are
 // escaped; `{"id":` likewise starts every item.
-var (
-	nextItem  = []byte(`,{"id":`)
-	itemStart = []byte(`{"id":`)
+const (
+	nextItem  = `,{"id":`
+	itemStart = `{"id":`
 )
 
 // pageOf turns the rendered items of a list query into the page of limit
@@ -23,23 +23,23 @@ var (
 // its presence tells that more follow, and it is cut off here. greatest is
 // the greatest id among the items; the last item must carry it, which
 // holds the query to its id order.
-func pageOf(items []byte, count, limit int, greatest int64) (application.Page, error) {
+func pageOf(items string, count, limit int, greatest int64) (application.Page, error) {
 	if count == 0 {
 		return application.EmptyPage(), nil
 	}
-	lastItem := bytes.LastIndex(items, itemStart)
+	lastItem := strings.LastIndex(items, itemStart)
 	id, err := itemID(items, lastItem)
 	if err != nil || int64(id) != greatest {
 		return application.Page{}, fmt.Errorf("list page does not end with its greatest id %d: %.80q", greatest, items[max(lastItem, 0):])
 	}
 	page := application.Page{Count: count, Last: domain.ID(id)}
 	if count > limit {
-		cut := bytes.LastIndex(items, nextItem)
+		cut := strings.LastIndex(items, nextItem)
 		if cut < 0 {
 			return application.Page{}, fmt.Errorf("list page of %d items has no item boundary", count)
 		}
 		items = items[:cut]
-		if page.Last, err = itemID(items, bytes.LastIndex(items, itemStart)); err != nil {
+		if page.Last, err = itemID(items, strings.LastIndex(items, itemStart)); err != nil {
 			return application.Page{}, err
 		}
 		page.Count, page.More = limit, true
@@ -50,14 +50,14 @@ func pageOf(items []byte, count, limit int, greatest int64) (application.Page, e
 }
 
 // itemID reads the id of the item that starts at at in items.
-func itemID(items []byte, at int) (domain.ID, error) {
+func itemID(items string, at int) (domain.ID, error) {
 	if at < 0 {
 		return 0, fmt.Errorf("list page without an item: %.80q", items)
 	}
 	digits := items[at+len(itemStart):]
-	if end := bytes.IndexByte(digits, ','); end >= 0 {
+	if end := strings.IndexByte(digits, ','); end >= 0 {
 		digits = digits[:end]
 	}
-	id, err := strconv.ParseInt(string(digits), 10, 64)
+	id, err := strconv.ParseInt(digits, 10, 64)
 	return domain.ID(id), err
 }

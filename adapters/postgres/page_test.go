@@ -25,7 +25,7 @@ func TestPageOfCutsTheExtraPlantOff(t *testing.T) {
 		{a + "," + b + "," + c, 3, 2, 12, application.Page{JSON: []byte("[" + a + "," + b + "]"), Count: 2, Last: 3, More: true}},
 		{a + "," + b, 2, 1, 3, application.Page{JSON: []byte("[" + a + "]"), Count: 1, Last: -7, More: true}},
 	} {
-		got, err := pageOf([]byte(tt.items), tt.count, tt.limit, tt.greatest)
+		got, err := pageOf(tt.items, tt.count, tt.limit, tt.greatest)
 		if err != nil || string(got.JSON) != string(tt.want.JSON) || got.Count != tt.want.Count ||
 			got.Last != tt.want.Last || got.More != tt.want.More {
 			t.Errorf("pageOf(%s, %d, %d) = %s %d %d %v, %v; want %s %d %d %v", tt.items, tt.count, tt.limit,
@@ -37,7 +37,7 @@ func TestPageOfCutsTheExtraPlantOff(t *testing.T) {
 // Items out of id order are a fault, never a page with a wrong next link.
 func TestPageOfRefusesItemsOutOfOrder(t *testing.T) {
 	items := `{"id":12,"name":"c"},{"id":3,"name":"b"}`
-	if page, err := pageOf([]byte(items), 2, 5, 12); err == nil {
+	if page, err := pageOf(items, 2, 5, 12); err == nil {
 		t.Fatalf("pageOf = %s, nil; want an error", page.JSON)
 	}
 }
