@@ -125,13 +125,16 @@ func TestSIGTERMMidDeliveryLosesNothing(t *testing.T) {
 			forEachStore(t, func(t *testing.T, db string) {
 				h := newHooks(t)
 				r := h.receiver(t, webhooktest.Holding())
-				env := h.env(map[string]string{"PLANTSTORE_WEBHOOK_CONCURRENCY": "2", "PLANTSTORE_WEBHOOK_TIMEOUT": "60s", "PLANTSTORE_SHUTDOWN_TIMEOUT": "1s"}, r.URL)
+				// An attempt may take 10 s, ten times the grace period; a claim
+				// the stop could not settle in time comes back when its lease,
+				// twice that, ends, within the wait after the restart.
+				env := h.env(map[string]string{"PLANTSTORE_WEBHOOK_CONCURRENCY": "2", "PLANTSTORE_WEBHOOK_TIMEOUT": "10s", "PLANTSTORE_SHUTDOWN_TIMEOUT": "1s"}, r.URL)
 				p := startProcess(t, db, env)
 				acked := acknowledged(1, 30, newCreator(t, p, 4))
 				r.WaitHeld(t, func(n int) bool { return n == 2 }, 10*time.Second, "want both slots in flight")
 				p.signal(t, syscall.SIGTERM)
 				r.Let(answered) // the attempts in flight, and no later one
-				// The attempts would run for a minute; the grace period is a second.
+				// The attempts would run for 10 s; the grace period is a second.
 				if state := p.waitExit(t, 8*time.Second); state.ExitCode() != 0 {
 					t.Fatalf("exit %v\n%s", state, p.output())
 				}
