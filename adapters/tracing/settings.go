@@ -22,8 +22,10 @@ import (
 // Help is the section of `serve --help` on tracing: it is configured by
 // the standard OpenTelemetry variables, not by PLANTSTORE_* settings.
 const Help = `Tracing (OpenTelemetry, off unless an OTLP endpoint is set):
-  OTEL_EXPORTER_OTLP_ENDPOINT         OTLP/HTTP base URL; traces go to its /v1/traces (default none: tracing off)
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT  full OTLP/HTTP URL of traces; wins over the above
+  OTEL_EXPORTER_OTLP_ENDPOINT         OTLP/HTTP base URL, http:// or https://; traces go to its /v1/traces (default none: tracing off)
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT  full OTLP/HTTP URL of traces, http:// or https://; wins over the above
+  OTEL_EXPORTER_OTLP_TIMEOUT          milliseconds one export may take, its retries included (default 10000)
+  OTEL_EXPORTER_OTLP_TRACES_TIMEOUT   the same for traces; wins over the above
   OTEL_EXPORTER_OTLP_PROTOCOL         http/protobuf (the only one served; default http/protobuf)
   OTEL_EXPORTER_OTLP_HEADERS          headers sent with every export, key=value,... (read by the exporter)
   OTEL_TRACES_EXPORTER                otlp or none (default otlp once an endpoint is set)
@@ -42,6 +44,7 @@ type Settings struct {
 	endpoint  string // full URL of the traces endpoint
 	sampler   sdktrace.Sampler
 	delay     time.Duration // between exports; 0: the SDK's default
+	timeout   time.Duration // of one export, its retries included
 	resource  *resource.Resource
 	described string // for the start-up line
 }
@@ -68,14 +71,13 @@ func FromEnv(getenv func(string) (string, bool), version string) (*Settings, err
 			return nil, fmt.Errorf("%s=%s: only http/protobuf is served", k, p)
 		}
 	}
-	endpoint := env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-	if endpoint == "" {
-		if base := env("OTEL_EXPORTER_OTLP_ENDPOINT"); base != "" {
-			endpoint = strings.TrimSuffix(base, "/") + "/v1/traces"
-		}
+	endpoint, err := loadEndpoint(env)
+	if endpoint == "" || err != nil {
+		return nil, err
 	}
-	if endpoint == "" {
-		return nil, nil
+	timeout, err := loadTimeout(env)
+	if err != nil {
+		return nil, err
 	}
 	configured, err := loadSampler(env("OTEL_TRACES_SAMPLER"), env("OTEL_TRACES_SAMPLER_ARG"))
 	if err != nil {
@@ -99,7 +101,7 @@ func FromEnv(getenv func(string) (string, bool), version string) (*Settings, err
 		}
 		delay = time.Duration(ms) * time.Millisecond
 	}
-	return &Settings{endpoint: endpoint, sampler: sampler, resource: res, delay: delay,
+	return &Settings{endpoint: endpoint, sampler: sampler, resource: res, delay: delay, timeout: timeout,
 		described: sampler.Description()}, nil
 }
 

@@ -1,8 +1,10 @@
 package tracing
 
 import (
+	"maps"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Tracing is off unless an endpoint is set, and the standard variables
@@ -43,5 +45,55 @@ func TestTracingIsConfiguredByTheOTELVariables(t *testing.T) {
 				t.Errorf("described as %q; want %q", s.String(), c.want)
 			}
 		})
+	}
+}
+
+// An endpoint that is not an absolute http:// or https:// URL with a host,
+// or a timeout that is not a positive number of milliseconds, stops
+// start-up with one line naming the variable: the exporter would take such
+// an endpoint for localhost:4318 and export there.
+func TestUnusableExportValuesAreRefusedNamingTheVariable(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "127.0.0.1:4318"}, "OTEL_EXPORTER_OTLP_ENDPOINT=127.0.0.1:4318: must be an http:// or https:// URL"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "localhost:4318"}, "OTEL_EXPORTER_OTLP_ENDPOINT=localhost:4318: must be an http:// or https:// URL"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "collector"}, "OTEL_EXPORTER_OTLP_ENDPOINT=collector: must be an http:// or https:// URL"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://"}, "OTEL_EXPORTER_OTLP_ENDPOINT=http://: must be an http:// or https:// URL"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http:///v1"}, "OTEL_EXPORTER_OTLP_ENDPOINT=http:///v1: must be an http:// or https:// URL"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "grpc://c:4317"}, "OTEL_EXPORTER_OTLP_ENDPOINT=grpc://c:4317: must be an http:// or https:// URL"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "ftp://me:hunter2@c"}, "OTEL_EXPORTER_OTLP_ENDPOINT=ftp://me:xxxxx@c: must be an http:// or https:// URL"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "c:4318/v1/traces"}, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=c:4318/v1/traces: must be an http:// or https:// URL"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_TIMEOUT": "10s"}, "OTEL_EXPORTER_OTLP_TIMEOUT=10s: must be a positive number of milliseconds"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "0"}, "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT=0: must be a positive number of milliseconds"},
+	} {
+		s, err := FromEnv(func(k string) (string, bool) { v, ok := c.env[k]; return v, ok }, "test")
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%v: loaded %v, error %v; want %q", c.env, s, err, c.want)
+		}
+	}
+}
+
+// One export, its retries included, ends after the traces timeout, else
+// the general one, else the specification's 10 s.
+func TestTheExportTimeoutIsTheOTLPTimeout(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		want time.Duration
+	}{
+		{nil, 10 * time.Second},
+		{map[string]string{"OTEL_EXPORTER_OTLP_TIMEOUT": "2500"}, 2500 * time.Millisecond},
+		{map[string]string{"OTEL_EXPORTER_OTLP_TIMEOUT": "2500", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "700"}, 700 * time.Millisecond},
+	} {
+		env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "https://c"}
+		maps.Copy(env, c.env)
+		s, err := FromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok }, "test")
+		if err != nil {
+			t.Fatalf("%v: %v", c.env, err)
+		}
+		if s.timeout != c.want {
+			t.Errorf("%v: timeout %v; want %v", c.env, s.timeout, c.want)
+		}
 	}
 }
