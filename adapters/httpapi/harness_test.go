@@ -25,9 +25,9 @@ import (
 
 // The contract tests serve the API as the service does: the real router and
 // use cases over the memory store, a real jwtauth verifier checking really
-// signed tokens, the listener that rewrites net/http's own refusals and an
-// http.Server from NewServer. Every answer they read is checked against the
-// OpenAPI document.
+// signed tokens, the listener that rewrites net/http's own refusals, the
+// connection limit and an http.Server from NewServer. Every answer they read
+// is checked against the OpenAPI document.
 
 // testServer is one API served on a loopback port for a test.
 type testServer struct {
@@ -37,14 +37,16 @@ type testServer struct {
 	metrics  *prometheus.Registry
 	contract *openapitest.Contract
 	client   *http.Client
+	conns    *ConnLimit
 }
 
 // serverConfig is what a test may change of its server.
 type serverConfig struct {
-	maxBody int64
-	scopes  application.Scopes
-	limits  ServerLimits
-	store   *memory.Store
+	maxBody  int64
+	scopes   application.Scopes
+	limits   ServerLimits
+	store    *memory.Store
+	maxConns int
 }
 
 type serverOption func(*serverConfig)
@@ -61,10 +63,13 @@ func withLimits(l ServerLimits) serverOption { return func(c *serverConfig) { c.
 // withStore serves store, a memory store a test may seed or fail.
 func withStore(s *memory.Store) serverOption { return func(c *serverConfig) { c.store = s } }
 
+// withMaxConns caps the open connections (DefaultMaxConnections otherwise).
+func withMaxConns(n int) serverOption { return func(c *serverConfig) { c.maxConns = n } }
+
 // startServer serves the API until the test ends.
 func startServer(t *testing.T, opts ...serverOption) *testServer {
 	t.Helper()
-	cfg := serverConfig{scopes: everyScope, store: memory.New()}
+	cfg := serverConfig{scopes: everyScope, store: memory.New(), maxConns: DefaultMaxConnections}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -87,8 +92,9 @@ func startServer(t *testing.T, opts ...serverOption) *testServer {
 		t.Fatal(err)
 	}
 	srv := NewServer(api, cfg.limits, log)
+	s.conns = api.ConnLimit(cfg.maxConns)
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(api.Listener(ln)) }()
+	go func() { served <- srv.Serve(s.conns.Limit(srv, api.Listener(ln))) }()
 	t.Cleanup(func() {
 		s.client.CloseIdleConnections()
 		_ = srv.Close()

@@ -14,13 +14,15 @@ import (
 )
 
 // metrics are the adapter's Prometheus collectors. Every label has a closed
-// set of values: route patterns, known methods, status codes, outcomes and
-// the verifiers' reasons.
+// set of values: route patterns, known methods, status codes, outcomes, the
+// verifiers' reasons and what the connection limit did.
 type metrics struct {
-	requests     *prometheus.CounterVec
-	duration     *prometheus.HistogramVec
-	operations   *prometheus.CounterVec
-	authFailures *prometheus.CounterVec
+	requests        *prometheus.CounterVec
+	duration        *prometheus.HistogramVec
+	operations      *prometheus.CounterVec
+	authFailures    *prometheus.CounterVec
+	openConnections prometheus.Gauge
+	shedConnections *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -42,11 +44,19 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "plantstore_auth_failures_total",
 			Help: "Requests refused by authentication or authorization, by reason.",
 		}, []string{"reason"}),
+		openConnections: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "plantstore_http_open_connections",
+			Help: "Client connections open on the API listener, under its connection limit.",
+		}),
+		shedConnections: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "plantstore_http_connections_shed_total",
+			Help: "Connections the API listener shed at its connection limit, by action: closed_idle (an idle keep-alive connection closed to make room), refused (a new connection answered 503 unread), dropped (a new connection closed unanswered, as the most refusals were in progress).",
+		}, []string{"action"}),
 	}
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.duration, m.operations, m.authFailures} {
+	for _, c := range []prometheus.Collector{m.requests, m.duration, m.operations, m.authFailures, m.openConnections, m.shedConnections} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -98,6 +108,12 @@ func createOutcome(o application.Outcome, err error) string {
 		return "replayed"
 	}
 	return outcome("created", err)
+}
+
+// connectionShed counts what the connection limit did: closed_idle, refused
+// or dropped.
+func (m *metrics) connectionShed(action string) {
+	m.shedConnections.WithLabelValues(action).Inc()
 }
 
 func (m *metrics) authFailure(err error) {

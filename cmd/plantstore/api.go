@@ -2,6 +2,7 @@ package main
 
 import (
 	"log/slog"
+	"net"
 
 	"go.uber.org/fx"
 
@@ -14,6 +15,10 @@ import (
 type apiSettings struct {
 	Addr         address  `flag:"addr" default:":8080" help:"API listener address"`
 	MaxBodyBytes byteSize `flag:"max-body-bytes" default:"65536" help:"request body limit in bytes"`
+	// The default, httpapi.DefaultMaxConnections, keeps the Kubernetes
+	// manifest's 128 MiB memory limit with every connection busy with a body
+	// at the limit (docs/operations.md, "Admission").
+	MaxConnections int `flag:"max-connections" default:"512" check:"positive" help:"most open client connections on the API listener; past it the longest idle one is closed, or the new one answered 503"`
 }
 
 // apiModule runs the HTTP API on its own listener. The adapter takes its use
@@ -30,6 +35,8 @@ var apiModule = fx.Module("httpapi",
 	fx.Invoke(func(lc fx.Lifecycle, s *apiSettings, hs *httpSettings, grace *gracePeriod, api *httpapi.API, ls *Listeners, b *bound, d *drain, log *slog.Logger) {
 		d.onDrain(api.Drain)
 		srv := newServer(hs, api, log)
-		lc.Append(serverHook("API", "PLANTSTORE_ADDR", string(s.Addr), api.Listener, srv, b, &ls.API, grace, log))
+		conns := api.ConnLimit(s.MaxConnections)
+		wrap := func(ln net.Listener) net.Listener { return conns.Limit(srv, api.Listener(ln)) }
+		lc.Append(serverHook("API", "PLANTSTORE_ADDR", string(s.Addr), wrap, srv, b, &ls.API, grace, log))
 	}),
 )

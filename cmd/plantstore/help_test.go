@@ -32,6 +32,7 @@ func TestServeHelpListsEverySettingOfTheContract(t *testing.T) {
 		"PLANTSTORE_WEBHOOK_SECRET_FILE": "none",
 		"PLANTSTORE_WEBHOOK_MAX_AGE":     "72h",
 		"PLANTSTORE_DATABASE_POOLER":     "none",
+		"PLANTSTORE_MAX_CONNECTIONS":     "512",
 	} {
 		if want := "(" + variable + ", default " + def + ")"; !strings.Contains(out.String(), want) {
 			t.Errorf("serve --help lacks %s", want)

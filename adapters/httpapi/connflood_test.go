@@ -1,0 +1,167 @@
+//go:build linux
+
+package httpapi
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// floodClients is how many connections the flood test opens of each kind,
+// ten times the default cap.
+const floodClients = 5000
+
+// Budgets of the flood test's bounds on the heap, about twice what was
+// measured: a server connection idle between requests holds its buffers and
+// state (about 9 KB), a client one held by the test its descriptor (under
+// 500 bytes), and every answer adds an access line to the test's log (about
+// 300 bytes). With the default cap the heap grew by 9 MB for the 5,000 idle
+// keep-alive clients, a bound of 27 MB; without a cap, by 53 MB.
+const (
+	serverConnBudget = 16 << 10
+	clientConnBudget = 2 << 10
+	logLineBudget    = 1 << 10
+	heapSlack        = 4 << 20
+)
+
+// usage is what a flood may grow: goroutines, live heap, open files.
+type usage struct {
+	goroutines int
+	heap       uint64
+	files      int
+}
+
+func measureUsage(t *testing.T) usage {
+	t.Helper()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	fds, err := os.ReadDir("/proc/self/fd")
+	require.NoError(t, err)
+	return usage{goroutines: runtime.NumGoroutine(), heap: m.HeapAlloc, files: len(fds)}
+}
+
+// requireFiles raises the limit on open files to n, or skips the test.
+func requireFiles(t *testing.T, n uint64) {
+	t.Helper()
+	var r syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
+		t.Skipf("the limit on open files cannot be read: %v", err)
+	}
+	if r.Cur < n && r.Max >= n {
+		r.Cur = n
+		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &r)
+		_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r)
+	}
+	if r.Cur < n {
+		t.Skipf("needs %d open files; RLIMIT_NOFILE allows %d (hard %d)", n, r.Cur, r.Max)
+	}
+}
+
+// Ten times the default cap of clients that open a connection and keep it,
+// idle after one request or silent from the start, cost the server no more
+// than the cap: open connections, goroutines, files and heap stay within
+// bounds derived from it, and a new client is still served.
+func TestAFloodOfIdleClientsStaysWithinTheConnectionLimit(t *testing.T) {
+	requireFiles(t, 2*floodClients+DefaultMaxConnections+512)
+	s := startServer(t)
+	addr := strings.TrimPrefix(s.url, "http://")
+	read := readPlant("Bearer " + s.token(t, nil))
+	base := measureUsage(t)
+
+	var mu sync.Mutex
+	var held []net.Conn
+	t.Cleanup(func() {
+		for _, c := range held {
+			_ = c.Close()
+		}
+	})
+	hold := func(c net.Conn) {
+		mu.Lock()
+		defer mu.Unlock()
+		held = append(held, c)
+	}
+	within := func(kind string, lines int) {
+		t.Helper()
+		u := measureUsage(t)
+		capped := DefaultMaxConnections + refusalsInFlight
+		t.Logf("%s: %d connections held, %d open on the server; goroutines +%d, files +%d, heap +%d KB",
+			kind, len(held), s.conns.openCount(), u.goroutines-base.goroutines, u.files-base.files, (int64(u.heap)-int64(base.heap))>>10)
+		if open := s.conns.openCount(); open > DefaultMaxConnections {
+			t.Errorf("%s: %d connections open, over the cap of %d", kind, open, DefaultMaxConnections)
+		}
+		if grew := u.goroutines - base.goroutines; grew > capped+32 {
+			t.Errorf("%s: %d goroutines more, over the cap's %d and 32", kind, grew, capped)
+		}
+		if grew := u.files - base.files; grew > len(held)+capped+32 {
+			t.Errorf("%s: %d files more for the %d the clients hold, over the cap's %d and 32", kind, grew, len(held), capped)
+		}
+		bound := uint64(DefaultMaxConnections*serverConnBudget + len(held)*clientConnBudget + lines*logLineBudget + heapSlack)
+		if u.heap > base.heap && u.heap-base.heap > bound {
+			t.Errorf("%s: heap %d KB more, over a bound of %d KB", kind, (u.heap-base.heap)>>10, bound>>10)
+		}
+	}
+
+	// Keep-alive clients, each idle after one request.
+	const workers = 16
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < floodClients; i += workers {
+				c, err := net.Dial("tcp", addr)
+				if err != nil {
+					t.Errorf("dial: %v", err)
+					return
+				}
+				hold(c)
+				_ = c.SetDeadline(time.Now().Add(closeBound))
+				if _, err := io.WriteString(c, read); err != nil {
+					t.Errorf("write: %v", err)
+					return
+				}
+				resp, err := http.ReadResponse(bufio.NewReaderSize(c, 1024), nil)
+				if err != nil {
+					t.Errorf("client %d: no answer: %v", i, err)
+					return
+				}
+				body, _ := io.ReadAll(resp.Body)
+				req, _ := http.NewRequest(http.MethodGet, s.url+"/plants/1", nil)
+				s.contract.Check(t, req, resp, body)
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	awaitIdle(t, s, DefaultMaxConnections)
+	within("idle keep-alive clients", floodClients)
+	s.call(t, http.MethodGet, "/plants/1").expectError(t, 404, "40402")
+
+	// Silent clients, which never send a request: each takes the place of
+	// an idle one, then they are refused.
+	awaitIdle(t, s, DefaultMaxConnections)
+	shedBefore := shed(t, s.metrics, "refused") + shed(t, s.metrics, "dropped")
+	for range floodClients {
+		c, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		hold(c)
+	}
+	turnedAway := func() int {
+		return int(shed(t, s.metrics, "refused") + shed(t, s.metrics, "dropped") - shedBefore)
+	}
+	require.Eventually(t, func() bool { return turnedAway() == floodClients-DefaultMaxConnections }, closeBound, 10*time.Millisecond,
+		"%d silent connections turned away, want %d", turnedAway(), floodClients-DefaultMaxConnections)
+	within("silent clients", floodClients+refusalsInFlight)
+}

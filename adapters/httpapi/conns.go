@@ -1,0 +1,223 @@
+package httpapi
+
+import (
+	"container/list"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// ConnLimit caps the connections an HTTP server holds open. Every open
+// connection costs a goroutine and its buffers, and while a request is
+// served, its body: without a cap, idle keep-alive clients or a stall under
+// load grow memory until the kernel kills the process. With one, memory and
+// goroutines stay bounded whatever clients do.
+//
+// At the cap a new connection takes the place of the one that has been idle
+// (a keep-alive connection between requests) the longest, as nginx does: a
+// client that is not using its connection gives way to one that wants to.
+// When no connection is idle, the new one is answered at once with a canned
+// refusal, without its request being read, and closed. Refusing is bounded
+// too: beyond refusalsInFlight refusals in progress, a connection is closed
+// unanswered.
+type ConnLimit struct {
+	max   int
+	hooks connHooks
+
+	mu    sync.Mutex
+	conns map[net.Conn]*trackedConn
+	idle  list.List // of net.Conn, the one idle the longest first
+
+	refusing chan struct{} // a slot per refusal in progress
+}
+
+// connHooks are what the owner of a ConnLimit answers, logs and counts.
+type connHooks struct {
+	// refusal is the whole answer to a connection refused at the cap; it
+	// logs and counts the refusal.
+	refusal func() []byte
+	// closedIdle is told of an idle connection closed to make room.
+	closedIdle func(idleFor time.Duration)
+	// dropped is told of a connection closed unanswered, as the most
+	// refusals were already in progress.
+	dropped func()
+	// open is told how many connections are open, whenever that changes.
+	open func(n int)
+}
+
+// trackedConn is what the limit knows of one open connection.
+type trackedConn struct {
+	idle  *list.Element // its place in ConnLimit.idle while idle, else nil
+	since time.Time     // when it last became idle
+}
+
+// DefaultMaxConnections is the service's default cap on the API listener's
+// open connections. Each connection busy with a body at the default limit
+// holds about 100 KB (its body, buffers and goroutine); 512 of them keep the
+// live heap near 55 MB, well inside the 96 MiB soft memory limit the service
+// sets in the Kubernetes manifest's 128 MiB container, while 1024 took the
+// process past 128 MiB (docs/operations.md, "Admission").
+const DefaultMaxConnections = 512
+
+// refusalsInFlight bounds the refusals being answered at once, each a
+// goroutine that lingers at most lingerTime: a flood of connections beyond
+// the cap costs that much and no more.
+const refusalsInFlight = 64
+
+func newConnLimit(max int, hooks connHooks) *ConnLimit {
+	if max <= 0 {
+		max = DefaultMaxConnections
+	}
+	return &ConnLimit{
+		max:      max,
+		hooks:    hooks,
+		conns:    make(map[net.Conn]*trackedConn, max),
+		refusing: make(chan struct{}, refusalsInFlight),
+	}
+}
+
+// Limit caps ln, the listener srv serves, and makes the limit follow the
+// states of srv's connections (it sets srv.ConnState, keeping a hook set
+// before). srv must serve the listener returned, and that listener must be
+// the outermost: the limit knows a connection by what its Accept returns.
+func (l *ConnLimit) Limit(srv *http.Server, ln net.Listener) net.Listener {
+	before := srv.ConnState
+	srv.ConnState = func(c net.Conn, s http.ConnState) {
+		l.track(c, s)
+		if before != nil {
+			before(c, s)
+		}
+	}
+	return limitedListener{Listener: ln, limit: l}
+}
+
+// openCount is how many connections the limit holds open now.
+func (l *ConnLimit) openCount() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.conns)
+}
+
+type limitedListener struct {
+	net.Listener
+	limit *ConnLimit
+}
+
+// Accept returns the next connection the cap admits, and refuses the others
+// itself.
+func (ln limitedListener) Accept() (net.Conn, error) {
+	for {
+		c, err := ln.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if ln.limit.admit(c) {
+			return c, nil
+		}
+		ln.limit.refuse(c)
+	}
+}
+
+// admit counts c as open when there is room, or room can be made by closing
+// the connection idle the longest, and reports whether it did.
+func (l *ConnLimit) admit(c net.Conn) bool {
+	l.mu.Lock()
+	var evicted net.Conn
+	var idleFor time.Duration
+	if len(l.conns) >= l.max {
+		oldest := l.idle.Front()
+		if oldest == nil {
+			l.mu.Unlock()
+			return false
+		}
+		evicted = oldest.Value.(net.Conn)
+		idleFor = time.Since(l.conns[evicted].since)
+		l.forget(evicted)
+	}
+	l.conns[c] = &trackedConn{}
+	l.hooks.open(len(l.conns))
+	l.mu.Unlock()
+	if evicted != nil {
+		// Its server goroutine, waiting for a next request, sees the
+		// connection closed and ends; the limit has forgotten it already.
+		_ = evicted.Close()
+		l.hooks.closedIdle(idleFor)
+	}
+	return true
+}
+
+// track follows a connection's state as the server reports it. A
+// connection the limit does not know (closed to make room, or accepted by
+// another listener) is left alone.
+func (l *ConnLimit) track(c net.Conn, s http.ConnState) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t, ok := l.conns[c]
+	if !ok {
+		return
+	}
+	switch s {
+	case http.StateIdle:
+		if t.idle != nil {
+			l.idle.Remove(t.idle)
+		}
+		t.since = time.Now()
+		t.idle = l.idle.PushBack(c)
+	case http.StateActive:
+		if t.idle != nil {
+			l.idle.Remove(t.idle)
+			t.idle = nil
+		}
+	case http.StateClosed, http.StateHijacked:
+		// A hijacked connection is its handler's to bound.
+		l.forget(c)
+		l.hooks.open(len(l.conns))
+	}
+}
+
+// forget stops counting c. The caller holds mu.
+func (l *ConnLimit) forget(c net.Conn) {
+	if t := l.conns[c]; t != nil && t.idle != nil {
+		l.idle.Remove(t.idle)
+	}
+	delete(l.conns, c)
+}
+
+// refuse answers c with the refusal and closes it, in the background, unless
+// the most refusals are in progress already: then c is closed at once.
+func (l *ConnLimit) refuse(c net.Conn) {
+	select {
+	case l.refusing <- struct{}{}:
+	default:
+		l.hooks.dropped()
+		_ = c.Close()
+		return
+	}
+	answer := l.hooks.refusal()
+	go func() {
+		defer func() { <-l.refusing }()
+		answerUnread(c, answer)
+	}()
+}
+
+// answerUnread writes answer to c, whose request was not read, and closes
+// it. Closing a socket with unread data makes the kernel reset the
+// connection, and a client still sending its request would often see the
+// reset instead of the answer: so the write side is shut first, and what the
+// client still sends is read and dropped for a short while, as refuseUnread
+// does.
+func answerUnread(c net.Conn, answer []byte) {
+	defer c.Close()
+	if c.SetDeadline(time.Now().Add(lingerTime)) != nil {
+		return
+	}
+	if _, err := c.Write(answer); err != nil {
+		return
+	}
+	if cw, ok := c.(interface{ CloseWrite() error }); ok && cw.CloseWrite() != nil {
+		return
+	}
+	_, _ = io.CopyN(io.Discard, c, lingerBytes)
+}
