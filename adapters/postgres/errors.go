@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"syscall"
 
@@ -40,7 +41,7 @@ func classify(err error) kind {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return canceled
-	case errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, errUnconfirmed):
 		return unavailable
 	}
 	if pqErr := pq.As(err); pqErr != nil {
@@ -102,7 +103,9 @@ func classifyCode(e *pq.Error) kind {
 func reason(err error) string {
 	var dnsErr *net.DNSError
 	switch {
-	case errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, errUnconfirmed):
+		return "the commit was not confirmed by the standby; it may or may not have been stored"
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
 		return "timed out"
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "connection refused"

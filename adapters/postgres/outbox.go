@@ -116,7 +116,7 @@ func (s *Store) outboxDB() (*sqlx.DB, error) {
 			s.outboxErr = err
 			return
 		}
-		s.outbox = sqlx.NewDb(sql.OpenDB(sessions{pq: c, readOnlySeen: s.readOnlySeen}), "postgres")
+		s.outbox = sqlx.NewDb(sql.OpenDB(newSessions(c, s.readOnlySeen, s.cfg.QueryTimeout)), "postgres")
 		conns := outboxConns + len(s.cfg.Receivers)
 		s.outbox.SetMaxOpenConns(conns)
 		s.outbox.SetMaxIdleConns(conns)

@@ -3,32 +3,68 @@ package postgres
 import (
 	"context"
 	"database/sql/driver"
+	"fmt"
+	"io"
+	"net"
 	"sync/atomic"
+	"time"
 
 	"github.com/lib/pq"
 	"github.com/lib/pq/pqerror"
 )
 
-// sessions opens the store's connections through lib/pq and retires, at
-// their next use, every one opened before the store last met a read-only
-// server (SQLSTATE 25006). A primary that became a standby, or was fenced
-// read-only, keeps its sessions open; without this, each would fail every
-// request sent on it until its lifetime ended, while new sessions
-// (target_session_attrs=read-write) would reach the new primary.
+// sessions opens the store's connections through lib/pq and holds each of
+// them to the promises the store makes about its answers:
+//
+//   - A session never waits past its caller's deadline (see link): a login
+//     that never completes, a statement stuck in a network that drops
+//     packets, fail at the deadline instead of when TCP gives up, and the
+//     session is dropped.
+//   - A statement whose commit PostgreSQL reports with a warning (a wait
+//     for the synchronous standby that was cancelled or cut short) fails
+//     with errUnconfirmed instead of succeeding (see unconfirmed.go).
+//   - Every session opened before the store last met a read-only server
+//     (SQLSTATE 25006) is retired at its next use. A primary that became a
+//     standby, or was fenced read-only, keeps its sessions open; without
+//     this, each would fail every request sent on it until its lifetime
+//     ended, while new sessions (target_session_attrs=read-write) would
+//     reach the new primary.
 type sessions struct {
 	pq *pq.Connector
 	// readOnlySeen counts the store's meetings with a read-only server; a
 	// session opened before the latest is retired.
 	readOnlySeen *atomic.Uint64
+	// loginTimeout bounds the dial and login of a new session, whatever
+	// context database/sql opens it with (its own opener's has no end).
+	loginTimeout time.Duration
+}
+
+// newSessions is the connector of a pool of the store's sessions to
+// PostgreSQL through c.
+func newSessions(c *pq.Connector, readOnlySeen *atomic.Uint64, loginTimeout time.Duration) sessions {
+	c.Dialer(dialer{})
+	return sessions{pq: c, readOnlySeen: readOnlySeen, loginTimeout: loginTimeout}
 }
 
 func (c sessions) Connect(ctx context.Context) (driver.Conn, error) {
 	born := c.readOnlySeen.Load()
-	conn, err := c.pq.Connect(ctx)
+	ctx, cancel := context.WithTimeout(ctx, c.loginTimeout)
+	defer cancel()
+	l := &link{}
+	stop := context.AfterFunc(ctx, l.sever)
+	conn, err := c.pq.Connect(withLink(ctx, l))
+	if !stop() && err == nil {
+		// Cut at the deadline: whatever the login got to, the session's
+		// socket is unusable.
+		_ = conn.Close()
+		err = fmt.Errorf("pq: login: %w", ctx.Err())
+	}
 	if err != nil {
 		return nil, err
 	}
-	return &session{Conn: conn, born: born, readOnlySeen: c.readOnlySeen}, nil
+	s := &session{Conn: conn, nc: l.conn(), born: born, readOnlySeen: c.readOnlySeen}
+	pq.SetNoticeHandler(conn, s.notice)
+	return s, nil
 }
 
 func (c sessions) Driver() driver.Driver { return c.pq.Driver() }
@@ -41,16 +77,55 @@ func (s *Store) noteReadOnly(err error) {
 	}
 }
 
-// session is one lib/pq connection that database/sql drops once it is
-// stale: it says so when it is handed back (IsValid) and before it is
-// reused (ResetSession). It passes every other call to lib/pq's connection.
+// session is one lib/pq connection. Each call that talks to the server
+// first bounds its socket by the call's deadline (begin), and each call that
+// may commit ends by checking the warnings the server sent meanwhile (end).
+// database/sql drops the session once it is stale: it says so when it is
+// handed back (IsValid) and before it is reused (ResetSession). It passes
+// every other call to lib/pq's connection.
 type session struct {
 	driver.Conn
+	nc           net.Conn // the socket under lib/pq's connection
 	born         uint64
 	readOnlySeen *atomic.Uint64
+	// warning is the latest warning the server sent during the current
+	// call. database/sql hands a session to one goroutine at a time, and
+	// lib/pq calls the notice handler from the read of the call that
+	// receives it, so no lock is needed.
+	warning *pq.Error
 }
 
 func (c *session) stale() bool { return c.born != c.readOnlySeen.Load() }
+
+// begin starts a call under ctx: the socket fails reads and writes past
+// ctx's deadline (a call without one clears the last call's), and warnings
+// from before are forgotten.
+func (c *session) begin(ctx context.Context) {
+	if c.nc != nil {
+		deadline, _ := ctx.Deadline()
+		_ = c.nc.SetDeadline(deadline)
+	}
+	c.warning = nil
+}
+
+// end finishes a call that returned err: a warning the server sent with a
+// commit (see unconfirming) makes the call's outcome unknown, whatever err
+// says.
+func (c *session) end(err error) error {
+	w := c.warning
+	if w == nil {
+		return err
+	}
+	c.warning = nil
+	return &unconfirmedError{warning: w, err: err}
+}
+
+// notice is lib/pq's notice handler of the session.
+func (c *session) notice(e *pq.Error) {
+	if unconfirming(e) {
+		c.warning = e
+	}
+}
 
 func (c *session) IsValid() bool {
 	if v, ok := c.Conn.(driver.Validator); ok && !v.IsValid() {
@@ -70,23 +145,110 @@ func (c *session) ResetSession(ctx context.Context) error {
 }
 
 func (c *session) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	return c.Conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
+	c.begin(ctx)
+	tx, err := c.Conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
+	if err != nil {
+		return nil, c.end(err)
+	}
+	return &sessionTx{Tx: tx, s: c}, nil
 }
 
 func (c *session) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	return c.Conn.(driver.ConnPrepareContext).PrepareContext(ctx, query)
+	c.begin(ctx)
+	st, err := c.Conn.(driver.ConnPrepareContext).PrepareContext(ctx, query)
+	if err != nil {
+		return nil, c.end(err)
+	}
+	return &sessionStmt{Stmt: st, s: c}, nil
 }
 
 func (c *session) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	return c.Conn.(driver.QueryerContext).QueryContext(ctx, query, args)
+	c.begin(ctx)
+	rows, err := c.Conn.(driver.QueryerContext).QueryContext(ctx, query, args)
+	if err != nil {
+		return nil, c.end(err)
+	}
+	return &sessionRows{Rows: rows, s: c}, nil
 }
 
 func (c *session) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	return c.Conn.(driver.ExecerContext).ExecContext(ctx, query, args)
+	c.begin(ctx)
+	res, err := c.Conn.(driver.ExecerContext).ExecContext(ctx, query, args)
+	return res, c.end(err)
 }
 
-func (c *session) Ping(ctx context.Context) error { return c.Conn.(driver.Pinger).Ping(ctx) }
+func (c *session) Ping(ctx context.Context) error {
+	c.begin(ctx)
+	return c.end(c.Conn.(driver.Pinger).Ping(ctx))
+}
 
 func (c *session) CheckNamedValue(nv *driver.NamedValue) error {
 	return c.Conn.(driver.NamedValueChecker).CheckNamedValue(nv)
+}
+
+// sessionTx is a transaction on a session: its commit is checked for
+// warnings like a statement's.
+type sessionTx struct {
+	driver.Tx
+	s *session
+}
+
+func (t *sessionTx) Commit() error {
+	t.s.warning = nil
+	return t.s.end(t.Tx.Commit())
+}
+
+// sessionStmt is a statement prepared on a session: each run is bounded
+// and checked as the session's own calls are.
+type sessionStmt struct {
+	driver.Stmt
+	s *session
+}
+
+func (st *sessionStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	st.s.begin(ctx)
+	res, err := st.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
+	return res, st.s.end(err)
+}
+
+func (st *sessionStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	st.s.begin(ctx)
+	rows, err := st.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
+	if err != nil {
+		return nil, st.s.end(err)
+	}
+	return &sessionRows{Rows: rows, s: st.s}, nil
+}
+
+// sessionRows are the rows of a statement run on a session. The server
+// commits a statement run on its own after its last row and before it says
+// it is ready for the next (ReadyForQuery), which is when lib/pq's Next
+// reports the end: a warning of the commit turns that end into an error.
+type sessionRows struct {
+	driver.Rows
+	s *session
+}
+
+func (r *sessionRows) Next(dest []driver.Value) error {
+	err := r.Rows.Next(dest)
+	if err == io.EOF {
+		if unconfirmed := r.s.end(nil); unconfirmed != nil {
+			return unconfirmed
+		}
+	}
+	return err
+}
+
+func (r *sessionRows) Close() error { return r.s.end(r.Rows.Close()) }
+
+func (r *sessionRows) HasNextResultSet() bool {
+	m, ok := r.Rows.(driver.RowsNextResultSet)
+	return ok && m.HasNextResultSet()
+}
+
+func (r *sessionRows) NextResultSet() error {
+	if m, ok := r.Rows.(driver.RowsNextResultSet); ok {
+		return m.NextResultSet()
+	}
+	return io.EOF
 }

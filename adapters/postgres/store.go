@@ -54,7 +54,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, err
 	}
 	readOnlySeen := new(atomic.Uint64)
-	db := sqlx.NewDb(sql.OpenDB(sessions{pq: c, readOnlySeen: readOnlySeen}), "postgres")
+	db := sqlx.NewDb(sql.OpenDB(newSessions(c, readOnlySeen, cfg.QueryTimeout)), "postgres")
 	db.SetMaxOpenConns(cfg.MaxOpenConns)
 	db.SetMaxIdleConns(cfg.MaxIdleConns)
 	db.SetConnMaxLifetime(cfg.ConnMaxLifetime)

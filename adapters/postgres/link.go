@@ -1,0 +1,87 @@
+package postgres
+
+import (
+	"context"
+	"net"
+	"sync"
+	"time"
+)
+
+// A session's socket is bounded by deadlines, not only by lib/pq's
+// cancellation. lib/pq answers the end of a context by sending the server a
+// cancel request on a second connection and waiting for the statement's
+// answer on the first; when the network drops packets, neither arrives and
+// the caller waits until TCP gives up, minutes later. A deadline on the
+// socket itself ends that wait at the caller's deadline.
+
+// dialer is lib/pq's dialer for the store's sessions: net.Dialer's, which
+// also attaches each new socket to the link of the session being opened, so
+// that its login can be cut at the deadline.
+type dialer struct{ d net.Dialer }
+
+func (d dialer) Dial(network, address string) (net.Conn, error) {
+	return d.DialContext(context.Background(), network, address)
+}
+
+func (d dialer) DialTimeout(network, address string, timeout time.Duration) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return d.DialContext(ctx, network, address)
+}
+
+func (d dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	nc, err := d.d.DialContext(ctx, network, address)
+	if err != nil {
+		return nil, err
+	}
+	if l, ok := ctx.Value(linkKey{}).(*link); ok {
+		l.attach(nc)
+	}
+	return nc, nil
+}
+
+// link is the socket of a session being opened. lib/pq's login reads from
+// it without a context (only connect_timeout bounds it, and only until the
+// login is done, not the check of target_session_attrs after it), so the
+// end of the context cuts it instead: every later read and write fails at
+// once.
+type link struct {
+	mu      sync.Mutex
+	nc      net.Conn // the latest socket dialed: lib/pq tries a URL's hosts in turn
+	severed bool
+}
+
+type linkKey struct{}
+
+// withLink is ctx carrying l for the dialer.
+func withLink(ctx context.Context, l *link) context.Context {
+	return context.WithValue(ctx, linkKey{}, l)
+}
+
+// past is a deadline that has passed: reads and writes fail at once.
+var past = time.Unix(1, 0)
+
+func (l *link) attach(nc net.Conn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.nc = nc
+	if l.severed {
+		_ = nc.SetDeadline(past)
+	}
+}
+
+// sever makes the socket fail now, and any socket attached later.
+func (l *link) sever() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.severed = true
+	if l.nc != nil {
+		_ = l.nc.SetDeadline(past)
+	}
+}
+
+func (l *link) conn() net.Conn {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.nc
+}
