@@ -69,15 +69,18 @@ func (s *Store) submit(ctx context.Context, w write) (outcome, error) {
 }
 
 // submitError maps what a batcher's Submit returns to the store's errors.
-// A caller that gave up before its item was taken into a batch gets
-// context.Canceled, and nothing of it was done; a flush's own errors are
-// mapped already.
+// A caller that gave up gets context.Canceled; one whose deadline passed,
+// or that found the queue full, gets ErrUnavailable. Either may have been
+// flushed, if its batch was in flight (groupcommit.ErrOutcomeUnknown). A
+// flush's own errors are mapped already.
 func submitError(err error) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, groupcommit.ErrClosed):
 		return fmt.Errorf("store: %w (closed)", application.ErrUnavailable)
+	case errors.Is(err, groupcommit.ErrOverloaded):
+		return fmt.Errorf("store: %w (too many requests waiting)", application.ErrUnavailable)
 	case errors.Is(err, context.Canceled):
 		return fmt.Errorf("store: %w", context.Canceled)
 	case errors.Is(err, context.DeadlineExceeded):

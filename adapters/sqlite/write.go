@@ -77,12 +77,17 @@ func (s *Store) submit(ctx context.Context, w write) (writeOutcome, error) {
 		return out, nil
 	case errors.Is(err, groupcommit.ErrClosed):
 		return writeOutcome{}, errClosed
+	case errors.Is(err, groupcommit.ErrOverloaded):
+		return writeOutcome{}, errOverloaded
 	default:
 		return writeOutcome{}, err
 	}
 }
 
-var errClosed = fmt.Errorf("sqlite: store closed: %w", application.ErrUnavailable)
+var (
+	errClosed     = fmt.Errorf("sqlite: store closed: %w", application.ErrUnavailable)
+	errOverloaded = fmt.Errorf("sqlite: too many writes waiting: %w", application.ErrUnavailable)
+)
 
 // flush writes one batch in one transaction. Writes are applied in order,
 // so a write to an id sees every earlier write to it in the same batch: a

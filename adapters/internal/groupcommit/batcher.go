@@ -20,13 +20,26 @@ type Result[R any] struct {
 	Err   error
 }
 
-// Request states. A request is queued until exactly one of two things
-// happens: a writer takes it into a batch, or its submitter gives up on it.
-// The compare-and-swap between them decides whether the item is flushed.
+// ErrOverloaded is returned by Submit, at once, when as many items wait to
+// be taken into a batch as the queue holds: the store is behind, and a new
+// item would only wait for its deadline.
+var ErrOverloaded = errors.New("groupcommit: too many items waiting")
+
+// ErrOutcomeUnknown is returned, with the context's error, by Submit whose
+// context ended while its item was being flushed: the flush may yet commit
+// it, or not.
+var ErrOutcomeUnknown = errors.New("groupcommit: gave up while the batch was in flight")
+
+// Request states. A request is queued until a writer takes it into a batch
+// or its submitter gives up on it; a taken one is answered, or its
+// submitter leaves first. The compare-and-swaps between submitter and writer
+// decide whether the item is flushed, and who recycles the request.
 const (
 	stateQueued int32 = iota
 	stateTaken
-	stateAbandoned
+	stateAbandoned // given up before a writer took it: never flushed
+	stateAnswered  // the writer sent its result
+	stateLeft      // given up while its batch was in flight
 )
 
 type request[T, R any] struct {
@@ -53,6 +66,7 @@ type Batcher[T, R any] struct {
 	cancel  context.CancelFunc
 	writers sync.WaitGroup
 	limit   *limit
+	shed    atomic.Uint64
 }
 
 // New starts a Batcher with cfg.MaxWriters writer goroutines calling flush,
@@ -71,7 +85,7 @@ func New[T, R any](cfg Config, flush func(ctx context.Context, batch []T) []Resu
 	b := &Batcher[T, R]{
 		cfg:    cfg,
 		flush:  flush,
-		queue:  make(chan *request[T, R], cfg.MaxBatch*cfg.MaxWriters),
+		queue:  make(chan *request[T, R], cfg.MaxQueued),
 		ctx:    ctx,
 		cancel: cancel,
 		limit:  newLimit(cfg.MaxWriters),
@@ -85,10 +99,12 @@ func New[T, R any](cfg Config, flush func(ctx context.Context, batch []T) []Resu
 }
 
 // Submit queues item and blocks until the batch holding it has been flushed,
-// then returns the item's result. If ctx ends before a writer took the item,
-// Submit returns ctx.Err() and the item is never flushed. Once the item is
-// taken, Submit waits for the flush to finish whatever ctx does, so a result
-// is never lost between commit and answer. After Close it returns ErrClosed.
+// then returns the item's result. It never waits past ctx: if ctx ends
+// before a writer took the item, Submit returns ctx.Err() and the item is
+// never flushed; if it ends while the item's batch is in flight, Submit
+// returns ErrOutcomeUnknown with ctx.Err(), and the flush goes on without
+// it. When the queue is full it returns ErrOverloaded at once, and after
+// Close, ErrClosed.
 func (b *Batcher[T, R]) Submit(ctx context.Context, item T) (R, error) {
 	var zero R
 	if err := ctx.Err(); err != nil {
@@ -108,10 +124,11 @@ func (b *Batcher[T, R]) Submit(ctx context.Context, item T) (R, error) {
 	select {
 	case b.queue <- r:
 		b.mu.RUnlock()
-	case <-ctx.Done():
+	default:
 		b.mu.RUnlock()
 		b.release(r)
-		return zero, ctx.Err()
+		b.shed.Add(1)
+		return zero, ErrOverloaded
 	}
 
 	select {
@@ -123,7 +140,11 @@ func (b *Batcher[T, R]) Submit(ctx context.Context, item T) (R, error) {
 			// The writer that meets r drops it and recycles it.
 			return zero, ctx.Err()
 		}
-		res := <-r.done
+		if r.state.CompareAndSwap(stateTaken, stateLeft) {
+			// The writer that answers r recycles it.
+			return zero, fmt.Errorf("%w: %w", ErrOutcomeUnknown, ctx.Err())
+		}
+		res := <-r.done // answered meanwhile
 		b.release(r)
 		return res.Value, res.Err
 	}
@@ -147,6 +168,9 @@ func (b *Batcher[T, R]) Close() {
 	b.writers.Wait()
 	b.cancel()
 }
+
+// Shed returns how many items Submit refused with ErrOverloaded so far.
+func (b *Batcher[T, R]) Shed() uint64 { return b.shed.Load() }
 
 // Writers is how many batches may flush at once now, a snapshot for metrics.
 func (b *Batcher[T, R]) Writers() int { return b.limit.writers() }
@@ -266,7 +290,11 @@ func (w *writer[T, R]) flush() int {
 		panic(fmt.Sprintf("groupcommit: flush returned %d results for a batch of %d", len(results), len(w.items)))
 	}
 	for i, r := range w.reqs {
-		r.done <- results[i]
+		if r.state.CompareAndSwap(stateTaken, stateAnswered) {
+			r.done <- results[i]
+		} else {
+			w.b.release(r) // its submitter left
+		}
 	}
 	size := len(w.items)
 	clear(w.items)

@@ -240,36 +240,75 @@ func TestSubmitWithDoneContextIsRefusedUpFront(t *testing.T) {
 	}
 }
 
-func TestATakenItemWaitsForItsFlushDespiteCancellation(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
+// A submitter whose deadline passes while its batch is in flight stops
+// waiting then, told that the outcome is unknown; the flush goes on with
+// its own context and its result is dropped, and the batcher serves on.
+func TestATakenItemsSubmitterLeavesAtItsDeadline(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
-	var flushErr error
+	var (
+		once     sync.Once
+		flushErr = make(chan error, 1)
+	)
 	b := New(Config{}, func(fctx context.Context, batch []int) []Result[int] {
-		close(entered)
-		<-release
-		flushErr = fctx.Err()
-		return []Result[int]{{Value: 42}}
+		once.Do(func() {
+			close(entered)
+			<-release
+			flushErr <- fctx.Err()
+		})
+		out := make([]Result[int], len(batch))
+		for i, v := range batch {
+			out[i] = Result[int]{Value: v * 10}
+		}
+		return out
 	})
 	defer b.Close()
 
-	type outcome struct {
-		v   int
-		err error
-	}
-	done := make(chan outcome, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
 	go func() {
-		v, err := b.Submit(ctx, 1)
-		done <- outcome{v, err}
+		_, err := b.Submit(ctx, 1)
+		done <- err
 	}()
 	<-entered
-	cancel()
-	close(release)
-	got := <-done
-	if got.err != nil || got.v != 42 {
-		t.Errorf("Submit = %d, %v; want the committed result 42, nil", got.v, got.err)
+	err := <-done // while the flush is still held
+	if !errors.Is(err, ErrOutcomeUnknown) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Submit = %v; want ErrOutcomeUnknown and context.DeadlineExceeded", err)
 	}
-	if flushErr != nil {
-		t.Errorf("flush context ended with the submitter's: %v", flushErr)
+	close(release)
+	if err := <-flushErr; err != nil {
+		t.Errorf("flush context ended with the submitter's: %v", err)
+	}
+	for i := range 3 { // the left request is recycled, not answered twice
+		if v, err := b.Submit(context.Background(), 2+i); err != nil || v != (2+i)*10 {
+			t.Errorf("Submit(%d) after the departure = %d, %v", 2+i, v, err)
+		}
+	}
+}
+
+// A full queue refuses a new item at once, without waiting for room, and
+// counts it; items already queued are flushed.
+func TestAFullQueueShedsNewItemsAtOnce(t *testing.T) {
+	g := newGatedFlush()
+	b := New(Config{MaxBatch: 2, MaxQueued: 3}, g.flush)
+	first := submitAll(b, 0)
+	<-g.entered
+	queued := submitAll(b, 1, 2, 3)
+	waitQueued(b, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	if _, err := b.Submit(ctx, 4); !errors.Is(err, ErrOverloaded) {
+		t.Errorf("Submit to a full queue = %v; want ErrOverloaded", err)
+	}
+	if b.Shed() != 1 {
+		t.Errorf("Shed() = %d; want 1", b.Shed())
+	}
+	close(g.release)
+	mustSucceed(t, []int{0}, <-first)
+	mustSucceed(t, []int{1, 2, 3}, <-queued)
+	b.Close()
+	if got := g.flushed(); !slices.Equal(got, []int{0, 1, 2, 3}) {
+		t.Errorf("flushed %v; want 0 to 3, the shed item left out", got)
 	}
 }
 

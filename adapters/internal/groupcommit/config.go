@@ -6,6 +6,9 @@ import "time"
 const (
 	DefaultMaxBatch   = 128
 	DefaultMaxWriters = 1
+	// DefaultMinQueued is the smallest default queue: room for a burst of
+	// a thousand clients at once, the API's connection limit.
+	DefaultMinQueued = 1024
 )
 
 // Config tunes a Batcher. The zero Config is usable.
@@ -23,6 +26,11 @@ type Config struct {
 	// what it can run in parallel, such as its connection pool. Zero or less
 	// means DefaultMaxWriters (1): one batch at a time.
 	MaxWriters int
+	// MaxQueued bounds the items waiting to be taken into a batch; Submit
+	// refuses more with ErrOverloaded. Zero or less means MaxBatch times
+	// MaxWriters: a full batch for every writer, or DefaultMinQueued,
+	// whichever is larger.
+	MaxQueued int
 	// FlushTimeout bounds each flush through the context it receives, so a
 	// hung store fails its batch instead of holding submitters forever.
 	// Zero (the default) sets no bound.
@@ -35,6 +43,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxWriters <= 0 {
 		c.MaxWriters = DefaultMaxWriters
+	}
+	if c.MaxQueued <= 0 {
+		c.MaxQueued = max(c.MaxBatch*c.MaxWriters, DefaultMinQueued)
 	}
 	if c.MaxWait < 0 {
 		c.MaxWait = 0
