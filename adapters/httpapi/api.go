@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
@@ -26,6 +27,10 @@ type Config struct {
 	MaxBodyBytes int64
 	// OpenAPI is the document served at GET /openapi.yaml.
 	OpenAPI []byte
+	// RequestTimeout is each request's deadline, from the end of its
+	// headers: a use case still waiting for the store then gives up, and
+	// the client gets 503 50301 with Retry-After. Zero sets none.
+	RequestTimeout time.Duration
 }
 
 // Deps are what the API is built from: one use case per operation, the token
@@ -63,6 +68,7 @@ type API struct {
 	tracer       trace.Tracer // nil when tracing is off
 	draining     atomic.Bool
 	inFlight     atomic.Int64
+	timeout      time.Duration // see Config.RequestTimeout
 }
 
 // New builds the API from its settings and dependencies.
@@ -93,6 +99,7 @@ func New(cfg Config, deps Deps) (*API, error) {
 		maxBodyBytes: cfg.MaxBodyBytes,
 		openAPI:      cfg.OpenAPI,
 		reference:    page,
+		timeout:      cfg.RequestTimeout,
 	}
 	a.router = a.routes()
 	return a, nil

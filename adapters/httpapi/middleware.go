@@ -56,9 +56,9 @@ func (w *recordingWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection's writer.
 func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// observe counts the request in flight, assigns its id, starts its span
-// when tracing is on, recovers panics as 50001 and writes one access line
-// and the request metrics for every request.
+// observe counts the request in flight, assigns its id, sets its deadline,
+// starts its span when tracing is on, recovers panics as 50001 and writes
+// one access line and the request metrics for every request.
 func (a *API) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -74,7 +74,13 @@ func (a *API) observe(next http.Handler) http.Handler {
 		if a.tracer != nil {
 			r, span = a.startRequest(r)
 		}
-		r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
+		ctx := context.WithValue(r.Context(), requestInfoKey{}, info)
+		if a.timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, a.timeout)
+			defer cancel()
+		}
+		r = r.WithContext(ctx)
 
 		defer func() {
 			if rec := recover(); rec != nil {

@@ -26,8 +26,8 @@ type apiSettings struct {
 var apiModule = fx.Module("httpapi",
 	fx.Provide(
 		fx.Private,
-		func(s *apiSettings, deps httpapi.Deps) (*httpapi.API, error) {
-			return httpapi.New(httpapi.Config{MaxBodyBytes: int64(s.MaxBodyBytes), OpenAPI: docs.OpenAPI}, deps)
+		func(s *apiSettings, st *storeSettings, deps httpapi.Deps) (*httpapi.API, error) {
+			return httpapi.New(httpapi.Config{MaxBodyBytes: int64(s.MaxBodyBytes), OpenAPI: docs.OpenAPI, RequestTimeout: st.QueryTimeout}, deps)
 		},
 	),
 	// The clients' demand, which the webhook's deliveries give way to.

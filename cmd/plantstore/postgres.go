@@ -19,7 +19,6 @@ type postgresSettings struct {
 	MaxOpenConns    poolSize      `flag:"db-max-open-conns" default:"auto" help:"PostgreSQL: most open connections, hence most batches of each kind at once (auto: two per core, at least 8)"`
 	MaxIdleConns    poolSize      `flag:"db-max-idle-conns" default:"auto" help:"PostgreSQL: most idle connections kept in the pool (auto: as many as may be open)"`
 	ConnMaxLifetime time.Duration `flag:"db-conn-max-lifetime" default:"30m" help:"PostgreSQL: connections are recycled after this long"`
-	QueryTimeout    time.Duration `flag:"db-query-timeout" default:"5s" help:"longest a store statement may take before the request answers 503"`
 	StartupWait     time.Duration `flag:"db-startup-wait" default:"30s" help:"PostgreSQL: how long start-up retries an unreachable database before giving up"`
 	Pooler          pooler        `flag:"database-pooler" default:"none" help:"PostgreSQL: none, or transaction when reached through a transaction pooler such as PgBouncer (no session state: no start-up options, no prepared statements, no session locks)"`
 }
@@ -62,7 +61,7 @@ func openPostgres(lc fx.Lifecycle, s *storeSettings, pg *postgresSettings, w *we
 		MaxOpenConns:    int(pg.MaxOpenConns),
 		MaxIdleConns:    int(pg.MaxIdleConns),
 		ConnMaxLifetime: pg.ConnMaxLifetime,
-		QueryTimeout:    pg.QueryTimeout,
+		QueryTimeout:    s.QueryTimeout,
 		ConnectTimeout:  pg.StartupWait,
 		Receivers:       w.receivers(),
 		Logger:          log,

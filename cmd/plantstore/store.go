@@ -16,12 +16,13 @@ import (
 )
 
 // storeSettings are every store's: which one, whether serve migrates it,
-// and how writes are batched.
+// how writes are batched, and how long a request waits for it.
 type storeSettings struct {
 	DatabaseURL  databaseURL   `flag:"database-url" default:"sqlite:plantstore.db" secret:"url" help:"the store: sqlite:PATH (embedded) or postgres://... / postgresql://..."`
 	Migrate      bool          `flag:"migrate" default:"true" help:"apply schema migrations when serve starts"`
 	BatchMaxSize int           `flag:"batch-max-size" default:"256" check:"positive" help:"most writes (creates, changes and deletes) gathered into one statement and commit"`
 	BatchMaxWait time.Duration `flag:"batch-max-wait" default:"0s" check:"nonnegative" help:"longest a write waits for others to share its commit (0: only those already queued; the next batch gathers while one commits)"`
+	QueryTimeout time.Duration `flag:"db-query-timeout" default:"5s" help:"deadline of every request, counted from its headers, and of each PostgreSQL statement: a request still waiting for the store then answers 503"`
 }
 
 // databaseURL selects the store by its scheme.
