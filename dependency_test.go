@@ -144,12 +144,14 @@ func TestOnlyCmdWiresAdapters(t *testing.T) {
 }
 
 // testSupport are the packages that exist for tests: fresh databases, the
-// primary and standby of the failover tests, tokens, receivers, collectors,
-// the contract and the store suite. Only tests and other test support
-// import them, so that none of their servers or shortcuts ships.
+// primary and standby of the failover tests, a faulty link to a server,
+// tokens, receivers, collectors, the contract and the store suite. Only
+// tests and other test support import them, so that none of their servers
+// or shortcuts ships.
 var testSupport = map[string]bool{
 	module + "/adapters/postgres/pgtest":       true,
 	module + "/adapters/postgres/pgcluster":    true,
+	module + "/adapters/postgres/pgproxy":      true,
 	module + "/adapters/jwtauth/jwttest":       true,
 	module + "/adapters/webhook/webhooktest":   true,
 	module + "/adapters/tracing/otlptest":      true,
