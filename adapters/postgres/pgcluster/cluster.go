@@ -65,13 +65,21 @@ func Start(t testing.TB) *Cluster {
 	// failover tool (pg_auto_failover) sets this on the new primary.
 	c.configure(t, c.Standby, "synchronous_standby_names = ''")
 	c.start(t, c.Standby)
+	c.WaitSynchronous(t)
+	return c
+}
+
+// WaitSynchronous waits until the standby streams from the primary as its
+// synchronous standby: from then on a commit is acknowledged only once the
+// standby has it.
+func (c *Cluster) WaitSynchronous(t testing.TB) {
+	t.Helper()
 	primary := c.DB(t, c.Primary)
 	require.Eventually(t, func() bool {
 		var state string
 		err := primary.Get(&state, "SELECT sync_state FROM pg_stat_replication LIMIT 1")
 		return err == nil && state == "sync"
 	}, 30*time.Second, 20*time.Millisecond, "the standby never became synchronous")
-	return c
 }
 
 // URL is the multi-host URL of database postgres on the cluster, in
@@ -95,6 +103,13 @@ func (s *Server) Kill() {
 	}
 	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 	<-s.exited
+}
+
+// Restart starts s again after Kill, on its files as the crash left them,
+// and returns once it accepts connections.
+func (c *Cluster) Restart(t testing.TB, s *Server) {
+	t.Helper()
+	c.start(t, s)
 }
 
 // Promote promotes the standby and returns once it accepts writes.

@@ -1,6 +1,8 @@
 package scaleout
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
 	"net"
 	"net/url"
@@ -28,7 +30,10 @@ type bouncer struct {
 // startBouncer starts PgBouncer from the Debian package in transaction mode
 // with a server pool of poolSize per database and user, in front of the
 // server pgtest uses, and stops it when the test ends. Its settings are the
-// stock ones apart from the pool mode, the pool sizes and authentication: no
+// stock ones apart from the pool mode, the pool sizes, authentication, an
+// admin user for its console, and server_login_retry, which
+// docs/operations.md tells operators to lower: stock, PgBouncer waits 15 s
+// before it logs in to a server again after KILL. No
 // ignore_startup_parameters, since the store sends none that PgBouncer
 // refuses.
 func startBouncer(t testing.TB, poolSize int) *bouncer {
@@ -57,9 +62,11 @@ auth_file = %s
 pool_mode = transaction
 default_pool_size = %d
 max_client_conn = 1000
+admin_users = %s
+server_login_retry = 1
 logfile = %s
 pidfile = %s
-`, host, port, b.port, filepath.Join(dir, "users.txt"), poolSize, b.log, filepath.Join(dir, "pgbouncer.pid"))
+`, host, port, b.port, filepath.Join(dir, "users.txt"), poolSize, upstream.User.Username(), b.log, filepath.Join(dir, "pgbouncer.pid"))
 	users := fmt.Sprintf("%q \"\"\n", upstream.User.Username())
 	for name, text := range map[string]string{"pgbouncer.ini": ini, "users.txt": users} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
@@ -109,6 +116,28 @@ func (b *bouncer) url(t testing.TB, databaseURL string) string {
 	}
 	u.Host = net.JoinHostPort("127.0.0.1", strconv.Itoa(b.port))
 	return u.String()
+}
+
+// command runs one command of PgBouncer's admin console (PAUSE, RESUME,
+// KILL db) as an operator would.
+func (b *bouncer) command(t testing.TB, command string) {
+	t.Helper()
+	u, err := url.Parse(pgtest.AdminURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Host = net.JoinHostPort("127.0.0.1", strconv.Itoa(b.port))
+	u.Path = "/pgbouncer"
+	db, err := sql.Open("postgres", u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := db.ExecContext(ctx, command); err != nil {
+		t.Fatalf("pgbouncer %s: %v\n%s", command, err, b.logTail())
+	}
 }
 
 // logTail is the end of PgBouncer's log, for failure messages.

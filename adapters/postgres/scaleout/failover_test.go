@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
 	"github.com/stretchr/testify/require"
 
 	"github.com/plantstore/plantstore/adapters/postgres"
@@ -34,6 +35,10 @@ type ledger struct {
 	lastAck   atomic.Int64 // unix nanoseconds of the latest acknowledged write
 	refusals  atomic.Int64 // writes refused as unavailable
 	delivered map[int64]bool
+	// unsafeSince, when set, is when the cluster lost its synchronous
+	// standby (unix nanoseconds): no write started after it may be
+	// acknowledged, since none can have reached a standby.
+	unsafeSince atomic.Int64
 }
 
 // write runs one write under the deadline and records its outcome: ok says
@@ -48,6 +53,9 @@ func (l *ledger) write(id int64, f func(ctx context.Context) error) (ok bool) {
 	l.slowest = max(l.slowest, time.Since(start))
 	switch {
 	case err == nil:
+		if since := l.unsafeSince.Load(); since != 0 && start.UnixNano() > since {
+			l.failures = append(l.failures, fmt.Errorf("plant %d: a write was acknowledged without a synchronous standby", id))
+		}
 		l.lastAck.Store(time.Now().UnixNano())
 		return true
 	case errors.Is(err, application.ErrUnavailable):
@@ -143,7 +151,13 @@ func (l *ledger) deliver(ctx context.Context, t *testing.T, s *postgres.Store, u
 // and every acknowledged plant's event reaches the receiver.
 func TestFailoverToTheSynchronousStandby(t *testing.T) {
 	c := pgcluster.Start(t)
-	failover(t, c, func() { c.Primary.Kill() })
+	failover(t, c, func(*ledger) { c.Primary.Kill() }, promote(t, c))
+}
+
+// promote is the recovery of a failover: the standby is promoted and
+// becomes the primary that every acknowledged write must be on.
+func promote(t *testing.T, c *pgcluster.Cluster) func(*ledger) *pgcluster.Server {
+	return func(*ledger) *pgcluster.Server { c.Promote(t); return c.Standby }
 }
 
 // The primary is fenced instead, made read-only while it runs, as failover
@@ -153,19 +167,59 @@ func TestFailoverToTheSynchronousStandby(t *testing.T) {
 func TestFailoverFromAFencedPrimary(t *testing.T) {
 	c := pgcluster.Start(t)
 	primary := c.DB(t, c.Primary)
-	failover(t, c, func() {
+	failover(t, c, func(*ledger) {
 		_, err := primary.Exec("ALTER SYSTEM SET default_transaction_read_only = on")
 		if err == nil {
 			_, err = primary.Exec("SELECT pg_reload_conf()")
 		}
 		require.NoError(t, err)
+	}, promote(t, c))
+}
+
+// The standby dies and the primary runs on: a commit then waits for a
+// standby that is not there, until the deadline cancels the wait and
+// PostgreSQL commits locally with a warning. No such write is
+// acknowledged: each is refused as unavailable, since a failover now would
+// lose it. Once the standby is back, writes are acknowledged again.
+func TestAWriteWithoutItsStandbyIsNeverAcknowledged(t *testing.T) {
+	c := pgcluster.Start(t)
+	failover(t, c, func(l *ledger) {
+		c.Standby.Kill()
+		l.unsafeSince.Store(time.Now().UnixNano())
+	}, func(l *ledger) *pgcluster.Server {
+		// From its start, the standby may confirm the commits waiting.
+		l.unsafeSince.Store(0)
+		c.Restart(t, c.Standby)
+		c.WaitSynchronous(t)
+		return c.Primary
 	})
 }
 
-// failover runs the load on c, ends the primary's service with outage,
-// promotes the standby, and checks what TestFailoverToTheSynchronousStandby
-// describes.
-func failover(t *testing.T, c *pgcluster.Cluster, outage func()) {
+// Two failures in a row: the standby dies, then the primary, and the
+// standby is brought back and promoted. It holds every write acknowledged
+// before it died, and none was acknowledged after, so nothing acknowledged
+// is lost.
+func TestAFailoverAfterTheStandbyDiedLosesNothingAcknowledged(t *testing.T) {
+	c := pgcluster.Start(t)
+	failover(t, c, func(l *ledger) {
+		c.Standby.Kill()
+		l.unsafeSince.Store(time.Now().UnixNano())
+		require.Eventually(t, func() bool { return l.refusals.Load() > 0 }, 10*time.Second, 5*time.Millisecond, "no write refused without a standby")
+		c.Primary.Kill()
+	}, func(l *ledger) *pgcluster.Server {
+		// The new primary runs without a standby of its own, as a
+		// failover tool leaves it until it has a new one.
+		l.unsafeSince.Store(0)
+		c.Restart(t, c.Standby)
+		c.Promote(t)
+		return c.Standby
+	})
+}
+
+// failover runs the load on c, breaks the cluster with outage, mends it
+// with recover, which returns the primary from then on, and checks what
+// TestFailoverToTheSynchronousStandby describes.
+func failover(t *testing.T, c *pgcluster.Cluster, outage func(*ledger), recover func(*ledger) *pgcluster.Server) {
 	const receiver = "http://receiver.example/hook"
 	s, err := postgres.Open(context.Background(), postgres.Config{
 		URL: c.URL(), MaxOpenConns: 8, QueryTimeout: failoverDeadline, ConnectTimeout: 10 * time.Second, Receivers: []string{receiver},
@@ -192,16 +246,16 @@ func failover(t *testing.T, c *pgcluster.Cluster, outage func()) {
 
 	acked := func() int { l.mu.Lock(); defer l.mu.Unlock(); return len(l.created) }
 	require.Eventually(t, func() bool { return acked() >= 200 }, 20*time.Second, 5*time.Millisecond, "no load before the failover")
-	outage()
-	require.Eventually(t, func() bool { return l.refusals.Load() > 0 }, 10*time.Second, 5*time.Millisecond, "no write refused without a primary")
-	c.Promote(t)
+	outage(l)
+	require.Eventually(t, func() bool { return l.refusals.Load() > 0 }, 10*time.Second, 5*time.Millisecond, "no write refused during the outage")
+	primary := recover(l)
 	promoted := time.Now()
 	require.Eventually(t, func() bool { return l.lastAck.Load() > promoted.UnixNano() }, 10*time.Second, time.Millisecond,
-		"no write acknowledged after the promotion")
+		"no write acknowledged after the recovery")
 	back := time.Unix(0, l.lastAck.Load()).Sub(promoted)
-	t.Logf("first acknowledged write %s after the promotion; %d writes refused meanwhile", back.Round(time.Millisecond), l.refusals.Load())
+	t.Logf("first acknowledged write %s after the recovery; %d writes refused meanwhile", back.Round(time.Millisecond), l.refusals.Load())
 	if back > 5*time.Second {
-		t.Errorf("writes came back %s after the promotion; want within 5s", back)
+		t.Errorf("writes came back %s after the recovery; want within 5s", back)
 	}
 	before := acked()
 	require.Eventually(t, func() bool { return acked() >= before+200 }, 20*time.Second, 5*time.Millisecond, "the load did not resume")
@@ -216,7 +270,7 @@ func failover(t *testing.T, c *pgcluster.Cluster, outage func()) {
 		t.Errorf("the slowest write took %s; want it cut at its deadline, %s", l.slowest, failoverDeadline)
 	}
 	l.mu.Unlock()
-	checkNothingLost(t, c, l)
+	checkNothingLost(t, primary, l)
 	require.Eventually(t, func() bool {
 		l.mu.Lock()
 		defer l.mu.Unlock()
@@ -229,10 +283,23 @@ func failover(t *testing.T, c *pgcluster.Cluster, outage func()) {
 	}, 20*time.Second, 10*time.Millisecond, "an acknowledged plant's event never reached the receiver")
 }
 
-// checkNothingLost compares the new primary's plants with the ledger.
-func checkNothingLost(t *testing.T, c *pgcluster.Cluster, l *ledger) {
+// checkNothingLost compares the plants of primary, the one after the
+// outage, with the ledger.
+func checkNothingLost(t *testing.T, primary *pgcluster.Server, l *ledger) {
 	t.Helper()
-	rows, err := c.DB(t, c.Standby).Query("SELECT id, name FROM plants")
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	checkStored(t, primary.URL(), l)
+}
+
+// checkStored compares the plants of the database at url with the ledger,
+// whose lock the caller holds.
+func checkStored(t *testing.T, url string, l *ledger) {
+	t.Helper()
+	db, err := sqlx.Open("postgres", url)
+	require.NoError(t, err)
+	defer db.Close()
+	rows, err := db.Query("SELECT id, name FROM plants")
 	require.NoError(t, err)
 	defer rows.Close()
 	stored := map[int64]string{}
@@ -243,8 +310,6 @@ func checkNothingLost(t *testing.T, c *pgcluster.Cluster, l *ledger) {
 		stored[id] = name
 	}
 	require.NoError(t, rows.Err())
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	for id, want := range l.names {
 		if got, ok := stored[id]; !ok || got != want {
 			t.Errorf("plant %d: stored %q (present %v); acknowledged %q", id, got, ok, want)
@@ -255,5 +320,5 @@ func checkNothingLost(t *testing.T, c *pgcluster.Cluster, l *ledger) {
 			t.Errorf("plant %d: present; its delete was acknowledged", id)
 		}
 	}
-	t.Logf("%d acknowledged plants and %d acknowledged deletes checked on the new primary", len(l.names), len(l.deleted))
+	t.Logf("%d acknowledged plants and %d acknowledged deletes checked", len(l.names), len(l.deleted))
 }

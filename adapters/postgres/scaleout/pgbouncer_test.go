@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/plantstore/plantstore/adapters/postgres"
 	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
 	"github.com/plantstore/plantstore/adapters/storetest"
@@ -224,4 +226,68 @@ func TestStartUpThroughPgBouncerWithoutThePoolerSettingFailsAtOnce(t *testing.T)
 	if elapsed := time.Since(start); elapsed > 5*time.Second || !errors.Is(err, postgres.ErrStartupOptionsRefused) {
 		t.Errorf("Open failed after %s with %q; want at once, naming the pooler setting", elapsed, err)
 	}
+}
+
+// PgBouncer holds every query of a database while it is paused (PAUSE),
+// and after KILL until RESUME, as an operator does for a maintenance or a failover. The
+// store answers every write within its deadline plus a second, as
+// unavailable, instead of waiting for the pooler; after RESUME it works
+// again without a restart, and nothing it acknowledged is lost.
+func TestAPgBouncerThatHoldsQueriesIsAnsweredWithinTheDeadline(t *testing.T) {
+	b := startBouncer(t, serverPool)
+	direct := pgtest.NewDatabase(t)
+	name := pgtest.DatabaseName(direct)
+	s, err := postgres.Open(context.Background(), postgres.Config{
+		URL: b.url(t, direct), Pooler: postgres.PoolerTransaction, MaxOpenConns: replicaPool,
+		QueryTimeout: failoverDeadline, ConnectTimeout: 10 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	if err := s.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	l := &ledger{names: map[int64]string{}, deleted: map[int64]bool{}, created: map[int64]bool{}, delivered: map[int64]bool{}}
+	load, stopLoad := context.WithCancel(context.Background())
+	var writers sync.WaitGroup
+	const workers = 8
+	for w := range workers {
+		writers.Go(func() {
+			for id := int64(w); load.Err() == nil; id += workers {
+				l.lifecycle(s, id)
+			}
+		})
+	}
+	defer func() { stopLoad(); writers.Wait() }()
+	acked := func() int { l.mu.Lock(); defer l.mu.Unlock(); return len(l.created) }
+
+	for _, hold := range []string{"PAUSE " + name, "KILL " + name} {
+		require.Eventually(t, func() bool { return acked() >= 100 }, 20*time.Second, 5*time.Millisecond, "no load before %s", hold)
+		refused := l.refusals.Load()
+		b.command(t, hold)
+		require.Eventually(t, func() bool { return l.refusals.Load() > refused }, 10*time.Second, 5*time.Millisecond, "no write refused after %s", hold)
+		time.Sleep(2 * failoverDeadline) // writes meet the held pooler again and again
+		b.command(t, "RESUME "+name)
+		resumed := time.Now()
+		require.Eventually(t, func() bool { return l.lastAck.Load() > resumed.UnixNano() }, 10*time.Second, time.Millisecond,
+			"no write acknowledged after RESUME following %s", hold)
+		t.Logf("%s: %d writes refused; first acknowledged %s after RESUME", hold, l.refusals.Load()-refused,
+			time.Unix(0, l.lastAck.Load()).Sub(resumed).Round(time.Millisecond))
+		l.mu.Lock()
+		clear(l.created)
+		l.mu.Unlock()
+	}
+	stopLoad()
+	writers.Wait()
+
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, err := range l.failures {
+		t.Errorf("a write failed other than as unavailable: %v", err)
+	}
+	if l.slowest > failoverDeadline+time.Second {
+		t.Errorf("the slowest write took %s; want it cut at its deadline, %s, plus a second", l.slowest, failoverDeadline)
+	}
+	checkStored(t, direct, l)
 }
