@@ -17,24 +17,38 @@ type metrics struct {
 	batchSize     prometheus.Histogram
 	queued        prometheus.GaugeFunc
 	inFlight      []prometheus.Collector
+	shed          []prometheus.Collector
 	readDuration  *prometheus.HistogramVec
 	readSize      *prometheus.HistogramVec
 }
 
-func newMetrics(db *sql.DB, queued func() int, limits map[string]func() int) *metrics {
+// batchCounts are what each batcher (write, find, list) reports: how many
+// of its batches may run at once, and how many items it shed.
+type batchCounts struct {
+	limit func() int
+	shed  func() uint64
+}
+
+func newMetrics(db *sql.DB, queued func() int, batches map[string]batchCounts) *metrics {
 	// The embedded store publishes the same names with store="sqlite", so
 	// one dashboard serves both.
 	labels := prometheus.Labels{"store": "postgres"}
-	var inFlight []prometheus.Collector
-	for batch, limit := range limits {
+	var inFlight, shed []prometheus.Collector
+	for batch, c := range batches {
 		inFlight = append(inFlight, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name:        "plantstore_store_batches_in_flight_limit",
 			Help:        "How many batches may run at once now, as group commit adapted it to load and latency, by batch: write, find or list.",
 			ConstLabels: prometheus.Labels{"store": "postgres", "batch": batch},
-		}, func() float64 { return float64(limit()) }))
+		}, func() float64 { return float64(c.limit()) }))
+		shed = append(shed, prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name:        "plantstore_store_shed_total",
+			Help:        "Requests refused at once (503) because as many waited for the store as its queue holds, by batch: write, find or list.",
+			ConstLabels: prometheus.Labels{"store": "postgres", "batch": batch},
+		}, func() float64 { return float64(c.shed()) }))
 	}
 	return &metrics{
 		inFlight: inFlight,
+		shed:     shed,
 		pool:     collectors.NewDBStatsCollector(db, "plantstore"),
 		batchDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:        "plantstore_store_batch_duration_seconds",
@@ -81,8 +95,9 @@ func (m *metrics) observeBatch(size int, took time.Duration) {
 // RegisterMetrics registers the store's metrics with reg: the connection
 // pool gauges (go_sql_*, labelled db_name="plantstore") and the batch
 // histograms plantstore_store_batch_duration_seconds and
-// plantstore_store_batch_size and the gauge plantstore_store_queued_writes,
-// labelled store="postgres".
+// plantstore_store_batch_size, the gauge plantstore_store_queued_writes and,
+// by batch, plantstore_store_batches_in_flight_limit and
+// plantstore_store_shed_total, labelled store="postgres".
 func (s *Store) RegisterMetrics(reg prometheus.Registerer) error {
 	return errors.Join(
 		reg.Register(s.metrics.pool),
@@ -92,6 +107,7 @@ func (s *Store) RegisterMetrics(reg prometheus.Registerer) error {
 		reg.Register(s.metrics.readDuration),
 		reg.Register(s.metrics.readSize),
 		registerAll(reg, s.metrics.inFlight),
+		registerAll(reg, s.metrics.shed),
 	)
 }
 

@@ -71,10 +71,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 
 		readOnlySeen: readOnlySeen,
 	}
-	s.metrics = newMetrics(db.DB, func() int { return s.batcher.Queued() }, map[string]func() int{
-		"write": func() int { return s.batcher.Writers() },
-		"find":  func() int { return s.reads.Writers() },
-		"list":  func() int { return s.lists.Writers() },
+	s.metrics = newMetrics(db.DB, func() int { return s.batcher.Queued() }, map[string]batchCounts{
+		"write": {func() int { return s.batcher.Writers() }, func() uint64 { return s.batcher.Shed() }},
+		"find":  {func() int { return s.reads.Writers() }, func() uint64 { return s.reads.Shed() }},
+		"list":  {func() int { return s.lists.Writers() }, func() uint64 { return s.lists.Shed() }},
 	})
 	if err := s.waitReady(ctx); err != nil {
 		_ = db.Close()

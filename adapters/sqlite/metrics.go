@@ -14,6 +14,7 @@ type metrics struct {
 	duration prometheus.Histogram
 	size     prometheus.Histogram
 	queued   prometheus.GaugeFunc
+	shed     prometheus.CounterFunc
 	pools    []prometheus.Collector
 }
 
@@ -37,6 +38,11 @@ func newMetrics(s *Store) *metrics {
 			Help:        "Writes (creates and deletes) waiting to join a batch.",
 			ConstLabels: labels,
 		}, func() float64 { return float64(s.batcher.Queued()) }),
+		shed: prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name:        "plantstore_store_shed_total",
+			Help:        "Requests refused at once (503) because as many waited for the store as its queue holds, by batch: write.",
+			ConstLabels: prometheus.Labels{"store": "sqlite", "batch": "write"},
+		}, func() float64 { return float64(s.batcher.Shed()) }),
 		pools: []prometheus.Collector{
 			collectors.NewDBStatsCollector(s.write.DB, "sqlite_write"),
 			collectors.NewDBStatsCollector(s.read.DB, "sqlite_read"),
@@ -50,10 +56,11 @@ func (m *metrics) observeBatch(size int, d time.Duration) {
 }
 
 // RegisterMetrics adds the store's metrics to reg: batch duration and size,
-// the create queue, and the connection pools' statistics.
+// the write queue and the writes it shed, and the connection pools'
+// statistics.
 func (s *Store) RegisterMetrics(reg prometheus.Registerer) error {
 	var errs []error
-	for _, c := range append([]prometheus.Collector{s.metrics.duration, s.metrics.size, s.metrics.queued}, s.metrics.pools...) {
+	for _, c := range append([]prometheus.Collector{s.metrics.duration, s.metrics.size, s.metrics.queued, s.metrics.shed}, s.metrics.pools...) {
 		errs = append(errs, reg.Register(c))
 	}
 	return errors.Join(errs...)
