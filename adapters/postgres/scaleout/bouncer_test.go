@@ -21,10 +21,13 @@ import (
 	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
 )
 
-// bouncer is a PgBouncer in transaction mode in front of the test server.
+// bouncer is a PgBouncer in transaction mode in front of a test server.
 type bouncer struct {
-	port int
-	log  string
+	port     int
+	log      string
+	dir      string
+	poolSize int
+	user     string // of the server, and the console's admin
 }
 
 // startBouncer starts PgBouncer from the Debian package in transaction mode
@@ -38,40 +41,29 @@ type bouncer struct {
 // refuses.
 func startBouncer(t testing.TB, poolSize int) *bouncer {
 	t.Helper()
-	bin := pgcluster.Program(t, "pgbouncer", "/usr/sbin")
 	pgtest.Admin(t) // skips, or fails under CI, without a server
 	upstream, err := url.Parse(pgtest.AdminURL())
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := pgcluster.Dir(t)
-	b := &bouncer{port: pgcluster.FreePort(t), log: filepath.Join(dir, "pgbouncer.log")}
-	host, port := upstream.Hostname(), upstream.Port()
+	port := upstream.Port()
 	if port == "" {
 		port = "5432"
 	}
-	ini := fmt.Sprintf(`[databases]
-* = host=%s port=%s
+	return startBouncerTo(t, poolSize, net.JoinHostPort(upstream.Hostname(), port), upstream.User.Username())
+}
 
-[pgbouncer]
-listen_addr = 127.0.0.1
-listen_port = %d
-unix_socket_dir =
-auth_type = trust
-auth_file = %s
-pool_mode = transaction
-default_pool_size = %d
-max_client_conn = 1000
-admin_users = %s
-server_login_retry = 1
-logfile = %s
-pidfile = %s
-`, host, port, b.port, filepath.Join(dir, "users.txt"), poolSize, upstream.User.Username(), b.log, filepath.Join(dir, "pgbouncer.pid"))
-	users := fmt.Sprintf("%q \"\"\n", upstream.User.Username())
-	for name, text := range map[string]string{"pgbouncer.ini": ini, "users.txt": users} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
+// startBouncerTo starts PgBouncer as startBouncer does, in front of the
+// server at upstream (host:port), logging in as user.
+func startBouncerTo(t testing.TB, poolSize int, upstream, user string) *bouncer {
+	t.Helper()
+	bin := pgcluster.Program(t, "pgbouncer", "/usr/sbin")
+	dir := pgcluster.Dir(t)
+	b := &bouncer{port: pgcluster.FreePort(t), log: filepath.Join(dir, "pgbouncer.log"), dir: dir, poolSize: poolSize, user: user}
+	b.configure(t, upstream)
+	users := fmt.Sprintf("%q \"\"\n", user)
+	if err := os.WriteFile(filepath.Join(dir, "users.txt"), []byte(users), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, filepath.Join(dir, "pgbouncer.ini"))
 	pgcluster.AsServerUser(t, cmd, dir)
@@ -118,16 +110,52 @@ func (b *bouncer) url(t testing.TB, databaseURL string) string {
 	return u.String()
 }
 
+// configure writes PgBouncer's settings, with every database on the server
+// at upstream (host:port).
+func (b *bouncer) configure(t testing.TB, upstream string) {
+	t.Helper()
+	host, port, err := net.SplitHostPort(upstream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ini := fmt.Sprintf(`[databases]
+* = host=%s port=%s
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = %d
+unix_socket_dir =
+auth_type = trust
+auth_file = %s
+pool_mode = transaction
+default_pool_size = %d
+max_client_conn = 1000
+admin_users = %s
+server_login_retry = 1
+logfile = %s
+pidfile = %s
+`, host, port, b.port, filepath.Join(b.dir, "users.txt"), b.poolSize, b.user, b.log, filepath.Join(b.dir, "pgbouncer.pid"))
+	if err := os.WriteFile(filepath.Join(b.dir, "pgbouncer.ini"), []byte(ini), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// repoint points PgBouncer at the server at upstream, as an operator or a
+// failover tool's hook does after a promotion: PgBouncer has no failover of
+// its own. It rewrites the settings and has PgBouncer reload them; PgBouncer
+// then logs in to the new server for its next server sessions.
+func (b *bouncer) repoint(t testing.TB, upstream string) {
+	t.Helper()
+	b.configure(t, upstream)
+	b.command(t, "RELOAD")
+}
+
 // command runs one command of PgBouncer's admin console (PAUSE, RESUME,
 // KILL db) as an operator would.
 func (b *bouncer) command(t testing.TB, command string) {
 	t.Helper()
-	u, err := url.Parse(pgtest.AdminURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Host = net.JoinHostPort("127.0.0.1", strconv.Itoa(b.port))
-	u.Path = "/pgbouncer"
+	u := url.URL{Scheme: "postgres", User: url.User(b.user), Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(b.port)),
+		Path: "/pgbouncer", RawQuery: "sslmode=disable"}
 	db, err := sql.Open("postgres", u.String())
 	if err != nil {
 		t.Fatal(err)

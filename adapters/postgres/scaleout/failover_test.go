@@ -195,6 +195,23 @@ func TestAWriteWithoutItsStandbyIsNeverAcknowledged(t *testing.T) {
 	})
 }
 
+// PgBouncer between the service and the primary: it has no failover of its
+// own, so after the promotion the failover tool (here the test) points it
+// at the new primary and has it reload its settings. Meanwhile writes are
+// refused as unavailable within their deadline; after the reload they are
+// acknowledged again through the same PgBouncer, and nothing acknowledged is
+// lost.
+func TestAFailoverBehindPgBouncerRepointedWithReload(t *testing.T) {
+	c := pgcluster.Start(t)
+	b := startBouncerTo(t, serverPool, fmt.Sprintf("127.0.0.1:%d", c.Primary.Port), "postgres")
+	s := openOn(t, b.url(t, c.Primary.URL()), postgres.PoolerTransaction)
+	failoverOf(t, s, func(*ledger) { c.Primary.Kill() }, func(*ledger) *pgcluster.Server {
+		c.Promote(t)
+		b.repoint(t, fmt.Sprintf("127.0.0.1:%d", c.Standby.Port))
+		return c.Standby
+	})
+}
+
 // Two failures in a row: the standby dies, then the primary, and the
 // standby is brought back and promoted. It holds every write acknowledged
 // before it died, and none was acknowledged after, so nothing acknowledged
@@ -220,13 +237,26 @@ func TestAFailoverAfterTheStandbyDiedLosesNothingAcknowledged(t *testing.T) {
 // with recover, which returns the primary from then on, and checks what
 // TestFailoverToTheSynchronousStandby describes.
 func failover(t *testing.T, c *pgcluster.Cluster, outage func(*ledger), recover func(*ledger) *pgcluster.Server) {
-	const receiver = "http://receiver.example/hook"
+	failoverOf(t, openOn(t, c.URL(), postgres.PoolerNone), outage, recover)
+}
+
+// receiver is the webhook receiver whose events the failover tests claim.
+const receiver = "http://receiver.example/hook"
+
+// openOn opens a migrated store on url, with the failover tests' deadline
+// and receiver, closed when the test ends.
+func openOn(t *testing.T, url string, pooler postgres.Pooler) *postgres.Store {
 	s, err := postgres.Open(context.Background(), postgres.Config{
-		URL: c.URL(), MaxOpenConns: 8, QueryTimeout: failoverDeadline, ConnectTimeout: 10 * time.Second, Receivers: []string{receiver},
+		URL: url, Pooler: pooler, MaxOpenConns: 8, QueryTimeout: failoverDeadline, ConnectTimeout: 10 * time.Second, Receivers: []string{receiver},
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	require.NoError(t, s.Migrate(context.Background()))
+	return s
+}
+
+// failoverOf runs failover's load and checks on s.
+func failoverOf(t *testing.T, s *postgres.Store, outage func(*ledger), recover func(*ledger) *pgcluster.Server) {
 
 	l := &ledger{names: map[int64]string{}, deleted: map[int64]bool{}, created: map[int64]bool{}, delivered: map[int64]bool{}}
 	load, stopLoad := context.WithCancel(context.Background())
