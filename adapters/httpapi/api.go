@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"errors"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -10,12 +9,9 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
-	"go.uber.org/fx"
 
 	"github.com/plantstore/plantstore/adapters/internal/requestid"
-	"github.com/plantstore/plantstore/application"
 )
 
 // DefaultMaxBodyBytes is the request body limit when none is configured.
@@ -31,29 +27,6 @@ type Config struct {
 	// headers: a use case still waiting for the store then gives up, and
 	// the client gets 503 50301 with Retry-After. Zero sets none.
 	RequestTimeout time.Duration
-}
-
-// Deps are what the API is built from: one use case per operation, the token
-// verifier, the logger and where metrics are registered. fx fills it by type
-// and fails start-up when one is missing; tests fill it by hand, and a use
-// case they leave nil leaves its route out. An operation added to the API
-// adds one field here.
-type Deps struct {
-	fx.In
-
-	Create CreateUseCase
-	Get    GetUseCase
-	List   ListUseCase
-	Delete DeleteUseCase
-	Change ChangeUseCase
-
-	Verifier application.TokenVerifier
-	Log      *slog.Logger
-	// Metrics, when not nil, registers the adapter's metrics.
-	Metrics prometheus.Registerer `optional:"true"`
-	// Tracing, when neither nil nor a no-op, traces every request and the
-	// use case it calls.
-	Tracing trace.TracerProvider `optional:"true"`
 }
 
 // API is the HTTP API: an http.Handler with every route of the contract.
@@ -75,6 +48,9 @@ type API struct {
 func New(cfg Config, deps Deps) (*API, error) {
 	if deps.Verifier == nil || deps.Log == nil {
 		return nil, errors.New("httpapi: a verifier and a logger are required")
+	}
+	if err := missingUseCases(deps); err != nil {
+		return nil, err
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
@@ -130,11 +106,11 @@ func (a *API) routes() *chi.Mux {
 		r.Get(pattern, h)
 		r.Head(pattern, h)
 	}
-	route(r.Post, "/plants", a.deps.Create, a.createPlant)
-	route(get, "/plants", a.deps.List, a.listPlants)
-	route(get, "/plants/{id}", a.deps.Get, a.getPlant)
-	route(r.Delete, "/plants/{id}", a.deps.Delete, a.deletePlant)
-	route(r.Patch, "/plants/{id}", a.deps.Change, a.changePlant)
+	r.Post("/plants", a.createPlant)
+	get("/plants", a.listPlants)
+	get("/plants/{id}", a.getPlant)
+	r.Delete("/plants/{id}", a.deletePlant)
+	r.Patch("/plants/{id}", a.changePlant)
 	get("/openapi.yaml", a.serveOpenAPI)
 	a.referenceRoutes(get)
 	return r
@@ -152,14 +128,6 @@ func answerServerOptions(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// route adds h on pattern unless its use case uc is missing.
-func route[UC comparable](add func(string, http.HandlerFunc), pattern string, uc UC, h http.HandlerFunc) {
-	var none UC
-	if uc != none {
-		add(pattern, h)
-	}
 }
 
 // Drain makes every later response ask the client to close its connection

@@ -15,7 +15,6 @@ import (
 
 	"github.com/plantstore/plantstore/adapters/jwtauth/jwttest"
 	"github.com/plantstore/plantstore/adapters/memory"
-	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/docs"
 	"github.com/plantstore/plantstore/domain"
 )
@@ -27,11 +26,9 @@ import (
 func BenchmarkRequestPath(b *testing.B) {
 	keys := jwttest.New(b)
 	store := memory.New()
-	api, err := New(Config{OpenAPI: docs.OpenAPI}, Deps{
-		Create:   application.NewCreatePlant(store, everyScope),
-		Verifier: keys.Verifier(b),
-		Log:      slog.New(slog.NewJSONHandler(io.Discard, nil)),
-	})
+	deps := useCases(store, everyScope)
+	deps.Verifier, deps.Log = keys.Verifier(b), slog.New(slog.NewJSONHandler(io.Discard, nil))
+	api, err := New(Config{OpenAPI: docs.OpenAPI}, deps)
 	if err != nil {
 		b.Fatal(err)
 	}

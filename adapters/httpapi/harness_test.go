@@ -32,6 +32,7 @@ import (
 // testServer is one API served on a loopback port for a test.
 type testServer struct {
 	url      string
+	api      *API
 	keys     *jwttest.Keys
 	logs     *syncBuffer
 	metrics  *prometheus.Registry
@@ -102,7 +103,7 @@ func startServer(t *testing.T, opts ...serverOption) *testServer {
 			t.Errorf("serve: %v", err)
 		}
 	})
-	s.url = "http://" + ln.Addr().String()
+	s.url, s.api = "http://"+ln.Addr().String(), api
 	return s
 }
 

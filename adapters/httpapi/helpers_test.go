@@ -38,7 +38,8 @@ var everyScope = application.Scopes{Read: "plants:read", Write: "plants:write"}
 
 // useCases are the API's dependencies with every use case over store and
 // none of the others: an operation added to the API adds one line here, and
-// both the test API and the served one have it.
+// both the test API and the served one have it (New refuses a Deps that
+// leaves one out).
 func useCases(store *memory.Store, scopes application.Scopes) Deps {
 	return Deps{
 		Create: application.NewCreatePlant(store, scopes),

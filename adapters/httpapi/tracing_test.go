@@ -110,12 +110,9 @@ func BenchmarkRequestPathTracing(b *testing.B) {
 		{"ratio-0.01", sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(0.01))))},
 	} {
 		store := memory.New()
-		api, err := New(Config{OpenAPI: docs.OpenAPI}, Deps{
-			Create:   application.NewCreatePlant(store, everyScope),
-			Verifier: keys.Verifier(b),
-			Log:      slog.New(slog.NewJSONHandler(io.Discard, nil)),
-			Tracing:  c.tp,
-		})
+		deps := useCases(store, everyScope)
+		deps.Verifier, deps.Log, deps.Tracing = keys.Verifier(b), slog.New(slog.NewJSONHandler(io.Discard, nil)), c.tp
+		api, err := New(Config{OpenAPI: docs.OpenAPI}, deps)
 		if err != nil {
 			b.Fatal(err)
 		}
