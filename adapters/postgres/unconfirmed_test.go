@@ -43,13 +43,17 @@ func TestACommitTheStandbyDidNotConfirmIsNotASuccess(t *testing.T) {
 			t.Errorf("Exec = %v; want errUnconfirmed", err)
 		}
 	})
-	t.Run("prepared, with rows", func(t *testing.T) {
+	t.Run("prepared, with rows, cancelled by the server", func(t *testing.T) {
+		// An administrator's pg_cancel_backend ends the wait, not the
+		// caller: database/sql, which closes rows of a cancelled context
+		// itself, has no part in the outcome, which the rows report.
 		stmt, err := db.Prepare("INSERT INTO waits VALUES ($1) RETURNING n")
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer stmt.Close()
-		rows, err := stmt.QueryContext(cancelled(), 2)
+		go cancelWaitForTheStandby(t, c)
+		rows, err := stmt.QueryContext(context.Background(), 2)
 		if err != nil {
 			t.Fatalf("Query: %v", err)
 		}
@@ -77,4 +81,27 @@ func TestACommitTheStandbyDidNotConfirmIsNotASuccess(t *testing.T) {
 	if err := db.QueryRow("SELECT count(*) FROM waits").Scan(&n); err != nil || n == 0 {
 		t.Errorf("rows on the primary: %d, %v; want the cut-short commits there", n, err)
 	}
+}
+
+// cancelWaitForTheStandby cancels, as an administrator would, the backend
+// of c's primary that waits for the synchronous standby, once there is one.
+func cancelWaitForTheStandby(t *testing.T, c *pgcluster.Cluster) {
+	admin, err := sql.Open("postgres", c.Primary.URL())
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer admin.Close()
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		var cancelled int
+		err := admin.QueryRow(`SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity WHERE wait_event = 'SyncRep'`).Scan(&cancelled)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if cancelled > 0 {
+			return
+		}
+	}
+	t.Error("no backend waited for the standby")
 }
