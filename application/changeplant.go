@@ -17,14 +17,13 @@ type PlantChange struct {
 
 // Apply returns p with the change applied.
 func (c PlantChange) Apply(p domain.Plant) domain.Plant {
-	np := domain.NewPlant{ID: p.ID(), Name: p.Name(), Tag: p.Tag()}
 	if c.Name != nil {
-		np.Name = *c.Name
+		p = p.WithName(*c.Name)
 	}
 	if c.Tag != nil {
-		np.Tag = *c.Tag
+		p = p.WithTag(*c.Tag)
 	}
-	return domain.PlantFrom(np)
+	return p
 }
 
 // Changed is what a store did with a change.

@@ -12,7 +12,7 @@ import (
 
 func newPlant(t *testing.T, id int64, name string, tag *string) domain.NewPlant {
 	t.Helper()
-	np, err := domain.ParseNewPlant(id, name, tag)
+	np, err := domain.ParseNewPlant(domain.PlantFields{ID: id, Name: name, Tag: tag})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestStoreErrorsPassThrough(t *testing.T) {
 
 func BenchmarkCreate(b *testing.B) {
 	uc := application.NewCreatePlant(memory.New(), scopes)
-	np, _ := domain.ParseNewPlant(1, "Monstera", nil)
+	np, _ := domain.ParseNewPlant(domain.PlantFields{ID: 1, Name: "Monstera"})
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {

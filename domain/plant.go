@@ -37,6 +37,17 @@ func (t Tag) IsSet() bool { return t.value != "" }
 // String returns the tag exactly as it was given, or "" for NoTag.
 func (t Tag) String() string { return t.value }
 
+// PlantFields are a plant's fields as plain values, as they come from
+// outside (a request, a stored row) before the rules are checked, and as
+// adapters take them to render or store a plant. A field of the plant is
+// declared here, in NewPlant and Plant, and checked in Parse: the one place
+// that knows every field.
+type PlantFields struct {
+	ID   int64
+	Name string
+	Tag  *string // nil: no tag
+}
+
 // NewPlant is a validated request to create a plant: the id the client chose
 // and the content to store under it.
 type NewPlant struct {
@@ -45,27 +56,27 @@ type NewPlant struct {
 	Tag  Tag
 }
 
-// ParseNewPlant validates raw field values. tag nil means no tag. All field
-// problems are reported together as FieldErrors.
-func ParseNewPlant(id int64, name string, tag *string) (NewPlant, error) {
+// ParseNewPlant validates f. All field problems are reported together as
+// FieldErrors.
+func ParseNewPlant(f PlantFields) (NewPlant, error) {
 	var errs FieldErrors
-	n, err := ParseName(name)
+	n, err := ParseName(f.Name)
 	if err != nil {
 		errs = append(errs, err.(*FieldError))
 	}
 	t := NoTag
-	if tag != nil {
-		if t, err = ParseTag(*tag); err != nil {
+	if f.Tag != nil {
+		if t, err = ParseTag(*f.Tag); err != nil {
 			errs = append(errs, err.(*FieldError))
 		}
 	}
 	if errs != nil {
 		return NewPlant{}, errs
 	}
-	return NewPlant{ID: ID(id), Name: n, Tag: t}, nil
+	return NewPlant{ID: ID(f.ID), Name: n, Tag: t}, nil
 }
 
-// Plant is a stored plant. Its content never changes once stored.
+// Plant is a stored plant. A value never changes; a write stores another.
 type Plant struct {
 	id   ID
 	name Name
@@ -79,12 +90,23 @@ func PlantFrom(np NewPlant) Plant {
 
 // RestorePlant rebuilds a Plant read back from storage. It validates again,
 // so a row that bypassed the rules is reported instead of served.
-func RestorePlant(id int64, name string, tag *string) (Plant, error) {
-	np, err := ParseNewPlant(id, name, tag)
+func RestorePlant(f PlantFields) (Plant, error) {
+	np, err := ParseNewPlant(f)
 	if err != nil {
 		return Plant{}, err
 	}
 	return PlantFrom(np), nil
+}
+
+// Fields returns p's fields as plain values: what an adapter renders or
+// stores.
+func (p Plant) Fields() PlantFields {
+	f := PlantFields{ID: int64(p.id), Name: p.name.value}
+	if p.tag.IsSet() {
+		tag := p.tag.value
+		f.Tag = &tag
+	}
+	return f
 }
 
 // ID returns the plant's id.
@@ -96,8 +118,12 @@ func (p Plant) Name() Name { return p.name }
 // Tag returns the plant's tag, NoTag when it has none.
 func (p Plant) Tag() Tag { return p.tag }
 
-// SameContent reports whether np asks for exactly this plant: same id, same
-// name and same tag, compared byte for byte. It decides replay versus conflict.
-func (p Plant) SameContent(np NewPlant) bool {
-	return p.id == np.ID && p.name == np.Name && p.tag == np.Tag
-}
+// WithName returns p named n.
+func (p Plant) WithName(n Name) Plant { p.name = n; return p }
+
+// WithTag returns p tagged t; NoTag removes its tag.
+func (p Plant) WithTag(t Tag) Plant { p.tag = t; return p }
+
+// SameContent reports whether np asks for exactly this plant: every field
+// the same, compared byte for byte. It decides replay versus conflict.
+func (p Plant) SameContent(np NewPlant) bool { return p == PlantFrom(np) }

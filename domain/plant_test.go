@@ -74,7 +74,7 @@ func TestParseTag(t *testing.T) {
 
 func TestParseNewPlantReportsEveryField(t *testing.T) {
 	empty := ""
-	_, err := domain.ParseNewPlant(1, "", &empty)
+	_, err := domain.ParseNewPlant(domain.PlantFields{ID: 1, Name: "", Tag: &empty})
 	if err == nil || err.Error() != "name: must not be empty; tag: must not be empty" {
 		t.Fatalf("got %v", err)
 	}
@@ -87,14 +87,14 @@ func TestParseNewPlantReportsEveryField(t *testing.T) {
 func TestSameContent(t *testing.T) {
 	tag := "tropical"
 	other := "desert"
-	base, _ := domain.ParseNewPlant(1, "Monstera", &tag)
+	base, _ := domain.ParseNewPlant(domain.PlantFields{ID: 1, Name: "Monstera", Tag: &tag})
 	stored := domain.PlantFrom(base)
-	same, _ := domain.ParseNewPlant(1, "Monstera", &tag)
-	otherName, _ := domain.ParseNewPlant(1, "monstera", &tag)
-	otherTag, _ := domain.ParseNewPlant(1, "Monstera", &other)
-	noTag, _ := domain.ParseNewPlant(1, "Monstera", nil)
-	nfd, _ := domain.ParseNewPlant(2, "e\u0301", nil)
-	nfc, _ := domain.ParseNewPlant(2, "\u00e9", nil)
+	same, _ := domain.ParseNewPlant(domain.PlantFields{ID: 1, Name: "Monstera", Tag: &tag})
+	otherName, _ := domain.ParseNewPlant(domain.PlantFields{ID: 1, Name: "monstera", Tag: &tag})
+	otherTag, _ := domain.ParseNewPlant(domain.PlantFields{ID: 1, Name: "Monstera", Tag: &other})
+	noTag, _ := domain.ParseNewPlant(domain.PlantFields{ID: 1, Name: "Monstera"})
+	nfd, _ := domain.ParseNewPlant(domain.PlantFields{ID: 2, Name: "e\u0301"})
+	nfc, _ := domain.ParseNewPlant(domain.PlantFields{ID: 2, Name: "\u00e9"})
 
 	if !stored.SameContent(same) {
 		t.Error("identical content must be the same")
@@ -110,11 +110,11 @@ func TestSameContent(t *testing.T) {
 }
 
 func TestRestorePlantRefusesRowsThatBreakTheRules(t *testing.T) {
-	if _, err := domain.RestorePlant(1, "", nil); !errors.Is(err, domain.ErrInvalid) {
+	if _, err := domain.RestorePlant(domain.PlantFields{ID: 1, Name: ""}); !errors.Is(err, domain.ErrInvalid) {
 		t.Fatalf("got %v", err)
 	}
 	tag := "t"
-	p, err := domain.RestorePlant(-5, "Aloe", &tag)
+	p, err := domain.RestorePlant(domain.PlantFields{ID: -5, Name: "Aloe", Tag: &tag})
 	if err != nil || p.ID() != -5 || p.Name().String() != "Aloe" || p.Tag().String() != "t" {
 		t.Fatalf("got %v %v", p, err)
 	}

@@ -143,7 +143,7 @@ var (
 // createPlant stores plant id, which commits one event per receiver.
 func createPlant(t *testing.T, s *memory.Store, id int64) {
 	t.Helper()
-	np, err := domain.ParseNewPlant(id, "Ivy", nil)
+	np, err := domain.ParseNewPlant(domain.PlantFields{ID: id, Name: "Ivy"})
 	if err != nil {
 		t.Fatal(err)
 	}

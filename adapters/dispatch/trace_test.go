@@ -39,7 +39,7 @@ func TestEveryAttemptHasASpanLinkedToItsCreate(t *testing.T) {
 		defer w.Stop(context.Background())
 
 		ctx, create := tp.Tracer("test").Start(context.Background(), "CreatePlant")
-		np, _ := domain.ParseNewPlant(1, "Ivy", nil)
+		np, _ := domain.ParseNewPlant(domain.PlantFields{ID: 1, Name: "Ivy"})
 		if _, _, err := application.NewCreatePlant(store, scopes).Create(ctx, writer, np); err != nil {
 			t.Fatal(err)
 		}

@@ -25,7 +25,7 @@ func TestEveryStoredPlantIsAnnouncedToEveryReceiverOnce(t *testing.T) {
 		createPlants(t, store, 50)
 		// A replay and a conflict store nothing, so announce nothing.
 		createPlants(t, store, 1)
-		conflict, err := domain.ParseNewPlant(0, "Fern", nil)
+		conflict, err := domain.ParseNewPlant(domain.PlantFields{ID: 0, Name: "Fern"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,7 +21,7 @@ import (
 // creates can be stored, replayed or refused as conflicts.
 func seededStore(t testing.TB) *memory.Store {
 	t.Helper()
-	np, err := domain.ParseNewPlant(1, "Aloe", nil)
+	np, err := domain.ParseNewPlant(domain.PlantFields{ID: 1, Name: "Aloe"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -185,7 +185,7 @@ func (s *Store) restorePlant(id int64, name, tag sql.NullString) (domain.Plant, 
 	if tag.Valid {
 		tagp = &tag.String
 	}
-	plant, err := domain.RestorePlant(id, name.String, tagp)
+	plant, err := domain.RestorePlant(domain.PlantFields{ID: id, Name: name.String, Tag: tagp})
 	if err != nil {
 		s.log.Error("store fault: stored plant breaks the rules", "id", id, "err", err)
 		return domain.Plant{}, fmt.Errorf("store: stored plant %d breaks the plant rules", id)

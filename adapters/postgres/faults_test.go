@@ -178,7 +178,7 @@ func (l *faultLoad) check(t *testing.T, direct string) {
 }
 
 func plant(id int64, name string) domain.Plant {
-	np, err := domain.ParseNewPlant(id, name, nil)
+	np, err := domain.ParseNewPlant(domain.PlantFields{ID: id, Name: name})
 	if err != nil {
 		panic(err)
 	}

@@ -48,7 +48,7 @@ func record(t testing.TB, id int64, name, tag string) application.Record {
 	if tag != "" {
 		tagp = &tag
 	}
-	np, err := domain.ParseNewPlant(id, name, tagp)
+	np, err := domain.ParseNewPlant(domain.PlantFields{ID: id, Name: name, Tag: tagp})
 	if err != nil {
 		t.Fatalf("ParseNewPlant(%d, %q, %q): %v", id, name, tag, err)
 	}

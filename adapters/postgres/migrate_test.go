@@ -76,7 +76,7 @@ func TestCheckConstraintsBackTheDomain(t *testing.T) {
 		{"newline in tag", "Rose", str("a\nb")},
 	}
 	for _, c := range refused {
-		if _, err := domain.ParseNewPlant(1, c.name, c.tag); err == nil {
+		if _, err := domain.ParseNewPlant(domain.PlantFields{ID: 1, Name: c.name, Tag: c.tag}); err == nil {
 			t.Fatalf("%s: the domain accepts it; the case is wrong", c.what)
 		}
 		if err := insert(c.name, c.tag); err == nil {
@@ -96,7 +96,7 @@ func TestCheckConstraintsBackTheDomain(t *testing.T) {
 		{"no-break space with text", "\u00a0Lily", nil},
 	}
 	for _, c := range accepted {
-		if _, err := domain.ParseNewPlant(1, c.name, c.tag); err != nil {
+		if _, err := domain.ParseNewPlant(domain.PlantFields{ID: 1, Name: c.name, Tag: c.tag}); err != nil {
 			t.Fatalf("%s: the domain refuses it (%v); the case is wrong", c.what, err)
 		}
 		if err := insert(c.name, c.tag); err != nil {

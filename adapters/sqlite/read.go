@@ -83,7 +83,7 @@ func restore(id int64, name string, tag sql.NullString) (domain.Plant, error) {
 	if tag.Valid {
 		tagp = &tag.String
 	}
-	p, err := domain.RestorePlant(id, name, tagp)
+	p, err := domain.RestorePlant(domain.PlantFields{ID: id, Name: name, Tag: tagp})
 	if err != nil {
 		return domain.Plant{}, &rowError{msg: fmt.Sprintf("sqlite: stored plant %d breaks the plant rules: %v", id, err)}
 	}

@@ -59,7 +59,7 @@ func newStore(t testing.TB) *Store {
 
 func mustPlant(t testing.TB, id int64, name string, tag *string) domain.Plant {
 	t.Helper()
-	np, err := domain.ParseNewPlant(id, name, tag)
+	np, err := domain.ParseNewPlant(domain.PlantFields{ID: id, Name: name, Tag: tag})
 	if err != nil {
 		t.Fatalf("invalid test plant: %v", err)
 	}

@@ -94,7 +94,7 @@ func Run(t *testing.T, h Harness) {
 // plant builds a valid plant or fails the test.
 func plant(t *testing.T, id int64, name string, tag *string) domain.Plant {
 	t.Helper()
-	np, err := domain.ParseNewPlant(id, name, tag)
+	np, err := domain.ParseNewPlant(domain.PlantFields{ID: id, Name: name, Tag: tag})
 	if err != nil {
 		t.Fatalf("test plant %d %q is invalid: %v", id, name, err)
 	}

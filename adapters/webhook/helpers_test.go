@@ -34,7 +34,7 @@ func testSecret(t testing.TB) Secret {
 
 func mustPlant(t testing.TB, id int64, name string, tag *string) domain.Plant {
 	t.Helper()
-	p, err := domain.RestorePlant(id, name, tag)
+	p, err := domain.RestorePlant(domain.PlantFields{ID: id, Name: name, Tag: tag})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,5 +80,5 @@ func decodePlant(body []byte) (domain.Plant, error) {
 	if in.ID == nil || in.Name == nil {
 		return domain.Plant{}, errors.New("the body lacks id or name")
 	}
-	return domain.RestorePlant(*in.ID, *in.Name, in.Tag)
+	return domain.RestorePlant(domain.PlantFields{ID: *in.ID, Name: *in.Name, Tag: in.Tag})
 }

@@ -31,7 +31,7 @@ func TestReceiverVerifiesAndCountsThePlantsOnce(t *testing.T) {
 	}
 	start := time.Now()
 	for i, id := range []int64{7, 8, 7} { // 7 twice: at least once
-		plant, _ := domain.RestorePlant(id, "Monstera deliciosa", nil)
+		plant, _ := domain.RestorePlant(domain.PlantFields{ID: id, Name: "Monstera deliciosa"})
 		e := application.Event{ID: "msg_" + strings.Repeat("a", i+1), URL: rc.url, Plant: plant, CreatedAt: start, RetryFrom: start}
 		if err := sender.Send(context.Background(), e); err != nil {
 			t.Fatalf("send plant %d: %v", id, err)
@@ -49,7 +49,7 @@ func TestReceiverVerifiesAndCountsThePlantsOnce(t *testing.T) {
 	}
 	bad, _ := webhook.ParseSecret("whsec_" + strings.Repeat("A", 43) + "=")
 	forger, _ := webhook.NewSender(bad, webhook.Config{Timeout: 5 * time.Second})
-	plant, _ := domain.RestorePlant(9, "Monstera deliciosa", nil)
+	plant, _ := domain.RestorePlant(domain.PlantFields{ID: 9, Name: "Monstera deliciosa"})
 	if err := forger.Send(context.Background(), application.Event{ID: "msg_x", URL: rc.url, Plant: plant, CreatedAt: start, RetryFrom: start}); err == nil {
 		t.Error("an event signed with another secret was accepted")
 	}

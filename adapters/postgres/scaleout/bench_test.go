@@ -43,7 +43,7 @@ func BenchmarkPooler(b *testing.B) {
 			var next atomic.Int64
 			create := func() error {
 				id := next.Add(1)
-				np, _ := domain.ParseNewPlant(id, fmt.Sprintf("Fern %d", id), nil)
+				np, _ := domain.ParseNewPlant(domain.PlantFields{ID: id, Name: fmt.Sprintf("Fern %d", id)})
 				_, _, err := s.InsertIfAbsent(context.Background(), application.Record{Plant: domain.PlantFrom(np), CreatedBy: "bench", CreatedAt: time.Now()})
 				return err
 			}

@@ -70,7 +70,7 @@ func (l *ledger) write(id int64, f func(ctx context.Context) error) (ok bool) {
 
 // lifecycle creates, changes and (one in three) deletes plant id.
 func (l *ledger) lifecycle(s *postgres.Store, id int64) {
-	np, _ := domain.ParseNewPlant(id, fmt.Sprintf("Fern %d", id), nil)
+	np, _ := domain.ParseNewPlant(domain.PlantFields{ID: id, Name: fmt.Sprintf("Fern %d", id)})
 	rec := application.Record{Plant: domain.PlantFrom(np), CreatedBy: "tester", CreatedAt: time.Now()}
 	if !l.write(id, func(ctx context.Context) error { _, _, err := s.InsertIfAbsent(ctx, rec); return err }) {
 		return

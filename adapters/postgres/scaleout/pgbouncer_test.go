@@ -149,7 +149,7 @@ func TestTwoReplicasThroughOnePgBouncer(t *testing.T) {
 // lifeOfAPlant creates a plant on one replica, reads it on the other,
 // changes it, lists it and, when remove is set, deletes it.
 func lifeOfAPlant(ctx context.Context, s, other *postgres.Store, id int64, remove bool) error {
-	np, err := domain.ParseNewPlant(id, fmt.Sprintf("Fern %d", id), nil)
+	np, err := domain.ParseNewPlant(domain.PlantFields{ID: id, Name: fmt.Sprintf("Fern %d", id)})
 	if err != nil {
 		return err
 	}

@@ -50,7 +50,7 @@ func sendWithin(t *testing.T, timeout time.Duration, secret, url, eventID string
 	s, err := webhook.NewSender(key, webhook.Config{Timeout: timeout})
 	require.NoError(t, err)
 	t.Cleanup(s.CloseIdleConnections)
-	p, err := domain.RestorePlant(id, "Fern", nil)
+	p, err := domain.RestorePlant(domain.PlantFields{ID: id, Name: "Fern"})
 	require.NoError(t, err)
 	return s.Send(context.Background(), application.Event{ID: eventID, URL: url + "/hooks", Plant: p})
 }
