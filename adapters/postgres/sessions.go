@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -125,6 +126,27 @@ func (c *session) notice(e *pq.Error) {
 	if unconfirming(e) {
 		c.warning = e
 	}
+}
+
+// goodbyeTimeout bounds the goodbye a session sends the server when it
+// closes: its socket may still carry the deadline of its last call, long
+// past, and a link that drops packets must not hold a close.
+const goodbyeTimeout = time.Second
+
+// Close says goodbye to the server and closes the socket. A goodbye that
+// could not be sent is no failure to close: the server ends the session
+// when the socket closes.
+func (c *session) Close() error {
+	if c.nc != nil {
+		_ = c.nc.SetDeadline(time.Now().Add(goodbyeTimeout))
+	}
+	if err := c.Conn.Close(); err != nil {
+		var netErr net.Error
+		if !errors.As(err, &netErr) {
+			return err
+		}
+	}
+	return nil
 }
 
 func (c *session) IsValid() bool {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/plantstore/plantstore/application"
 )
@@ -54,5 +55,22 @@ func TestNoPrimaryIsUnavailable(t *testing.T) {
 		if k := classify(errors.New(msg)); k != unavailable {
 			t.Errorf("classify(%q) = %v; want unavailable", msg, k)
 		}
+	}
+}
+
+// A session keeps the deadline of its last call; closing it long after
+// that deadline, when the store closes, still succeeds.
+func TestClosingSessionsPastTheirLastDeadlineSucceeds(t *testing.T) {
+	_, url := newStore(t)
+	s, err := Open(context.Background(), Config{URL: url, QueryTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.FindPlant(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close after the sessions' deadlines passed: %v", err)
 	}
 }
