@@ -12,6 +12,7 @@
 package pgcluster
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -95,14 +96,46 @@ func (s *Server) URL() string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", s.Port)
 }
 
-// Kill kills s and every process of its group at once, as a crash of its
-// machine would, and waits for the postmaster to go.
+// Kill kills s and every process of it at once, as a crash of its machine
+// would, and waits for the postmaster to go. Killing the postmaster's
+// process group is not enough: each child of the postmaster (a backend, the
+// WAL receiver) makes itself a process group of its own, and would go on,
+// committing or acknowledging WAL, until it noticed the postmaster's death.
+// So the postmaster is stopped first, so that it forks nothing more, and
+// its children are killed with it.
 func (s *Server) Kill() {
 	if s.cmd == nil || s.cmd.Process == nil {
 		return
 	}
-	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	pid := s.cmd.Process.Pid
+	_ = syscall.Kill(pid, syscall.SIGSTOP)
+	for _, child := range childrenOf(pid) {
+		_ = syscall.Kill(child, syscall.SIGKILL)
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	<-s.exited
+}
+
+// childrenOf lists the processes whose parent is pid, from /proc.
+func childrenOf(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var children []int
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+		rest := string(stat[bytes.LastIndexByte(stat, ')')+1:])
+		if fields := strings.Fields(rest); len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+			children = append(children, child)
+		}
+	}
+	return children
 }
 
 // Restart starts s again after Kill, on its files as the crash left them,
