@@ -69,6 +69,21 @@ func (e ErrorError) Valid() bool {
 	}
 }
 
+// Defines values for NullValue.
+const (
+	LessThannil NullValue = "<nil>"
+)
+
+// Valid indicates whether the value is a known member of the NullValue enum.
+func (e NullValue) Valid() bool {
+	switch e {
+	case LessThannil:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetReferenceAssetParamsAsset.
 const (
 	GetReferenceAssetParamsAssetFavicon16x16Png   GetReferenceAssetParamsAsset = "favicon-16x16.png"
@@ -152,6 +167,13 @@ type Error struct {
 // Example: 40002
 type ErrorError int32
 
+// Name The name of a plant: 1 to 200 Unicode code points, not only white
+// space, no control characters (U+0000 to U+001F, U+007F); exactly as it
+// was sent.
+//
+// Example: Monstera deliciosa
+type Name = string
+
 // NewPlant A plant to create. The body must be exactly this object: keys are
 // case-sensitive and no other field is allowed. Lengths count Unicode
 // code points.
@@ -164,36 +186,41 @@ type NewPlant struct {
 	// Example: 7
 	Id int64 `json:"id"`
 
-	// Name The name of the plant: 1 to 200 Unicode code points, not only white
-	// space, no control characters (U+0000 to U+001F, U+007F). Stored
-	// exactly as sent.
-	//
-	//
-	// Example: Monstera deliciosa
-	Name string `json:"name"`
+	// Name The name of the plant, stored exactly as sent.
+	Name Name `json:"name"`
 
-	// Tag Tag that specifies the type of the plant: 1 to 64 Unicode code
-	// points, with the same character rules as `name`. `null` or absent
-	// means no tag.
-	//
-	//
-	// Example: aroid
-	Tag *string `json:"tag,omitempty"`
+	// Tag Tag that specifies the type of the plant, stored exactly as sent.
+	// `null` or absent means no tag.
+	Tag *NewPlant_Tag `json:"tag,omitempty"`
 }
+
+// NewPlant_Tag Tag that specifies the type of the plant, stored exactly as sent.
+// `null` or absent means no tag.
+type NewPlant_Tag struct {
+	union json.RawMessage
+}
+
+// NullValue `null`, and nothing else: with OpenAPI 3.0, the way a member that
+// takes a value of another schema or `null` says so (`anyOf`).
+type NullValue string
 
 // Plant A stored plant. Its `id` is not part of this shape.
 type Plant struct {
-	// Name The name of the plant, exactly as it was sent (1 to 200 Unicode code points).
+	// Name The name of a plant: 1 to 200 Unicode code points, not only white
+	// space, no control characters (U+0000 to U+001F, U+007F); exactly as it
+	// was sent.
+	//
 	//
 	// Example: Monstera deliciosa
-	Name string `json:"name"`
+	Name Name `json:"name"`
 
-	// Tag Tag that specifies the type of the plant, exactly as it was sent
-	// (1 to 64 Unicode code points). Left out when the plant has none.
+	// Tag Tag that specifies the type of a plant: 1 to 64 Unicode code points,
+	// with the character rules of `Name`; exactly as it was sent. Left out
+	// of a plant that has none.
 	//
 	//
 	// Example: aroid
-	Tag *string `json:"tag,omitempty"`
+	Tag *Tag `json:"tag,omitempty"`
 }
 
 // PlantItem A stored plant as reads and lists answer it: the shape of `NewPlant`,
@@ -204,13 +231,17 @@ type PlantItem struct {
 	// Example: 7
 	Id int64 `json:"id"`
 
-	// Name The name of the plant, exactly as it was sent.
+	// Name The name of a plant: 1 to 200 Unicode code points, not only white
+	// space, no control characters (U+0000 to U+001F, U+007F); exactly as it
+	// was sent.
+	//
 	//
 	// Example: Monstera deliciosa
-	Name string `json:"name"`
+	Name Name `json:"name"`
 
-	// Tag Tag that specifies the type of the plant: 1 to 64 Unicode code points,
-	// not only white space, no control characters; exactly as it was sent.
+	// Tag Tag that specifies the type of a plant: 1 to 64 Unicode code points,
+	// with the character rules of `Name`; exactly as it was sent. Left out
+	// of a plant that has none.
 	//
 	//
 	// Example: aroid
@@ -221,19 +252,21 @@ type PlantItem struct {
 // member left out keeps its value. No other member is allowed; `id`
 // cannot be changed.
 type PlantPatch struct {
-	// Name The new name, with the rules of `NewPlant`'s `name`; it cannot be `null`.
-	//
-	// Example: Monstera adansonii
-	Name *string `json:"name,omitempty"`
+	// Name The new name; it cannot be `null`.
+	Name *Name `json:"name,omitempty"`
 
-	// Tag The new tag, with the rules of `NewPlant`'s `tag`; `null` removes the tag.
-	//
-	// Example: aroid
-	Tag *string `json:"tag,omitempty"`
+	// Tag The new tag; `null` removes the tag.
+	Tag *PlantPatch_Tag `json:"tag,omitempty"`
 }
 
-// Tag Tag that specifies the type of the plant: 1 to 64 Unicode code points,
-// not only white space, no control characters; exactly as it was sent.
+// PlantPatch_Tag The new tag; `null` removes the tag.
+type PlantPatch_Tag struct {
+	union json.RawMessage
+}
+
+// Tag Tag that specifies the type of a plant: 1 to 64 Unicode code points,
+// with the character rules of `Name`; exactly as it was sent. Left out
+// of a plant that has none.
 //
 // Example: aroid
 type Tag = string
@@ -471,6 +504,130 @@ type ChangePlantJSONRequestBody = PlantPatch
 
 // ChangePlantApplicationMergePatchPlusJSONRequestBody defines body for ChangePlant for application/merge-patch+json ContentType.
 type ChangePlantApplicationMergePatchPlusJSONRequestBody = PlantPatch
+
+// AsTag returns the union data inside the NewPlant_Tag as a Tag
+func (t NewPlant_Tag) AsTag() (Tag, error) {
+	var body Tag
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTag overwrites any union data inside the NewPlant_Tag as the provided Tag
+func (t *NewPlant_Tag) FromTag(v Tag) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTag performs a merge with any union data inside the NewPlant_Tag, using the provided Tag
+func (t *NewPlant_Tag) MergeTag(v Tag) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsNullValue returns the union data inside the NewPlant_Tag as a NullValue
+func (t NewPlant_Tag) AsNullValue() (NullValue, error) {
+	var body NullValue
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromNullValue overwrites any union data inside the NewPlant_Tag as the provided NullValue
+func (t *NewPlant_Tag) FromNullValue(v NullValue) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeNullValue performs a merge with any union data inside the NewPlant_Tag, using the provided NullValue
+func (t *NewPlant_Tag) MergeNullValue(v NullValue) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t NewPlant_Tag) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *NewPlant_Tag) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsTag returns the union data inside the PlantPatch_Tag as a Tag
+func (t PlantPatch_Tag) AsTag() (Tag, error) {
+	var body Tag
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTag overwrites any union data inside the PlantPatch_Tag as the provided Tag
+func (t *PlantPatch_Tag) FromTag(v Tag) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTag performs a merge with any union data inside the PlantPatch_Tag, using the provided Tag
+func (t *PlantPatch_Tag) MergeTag(v Tag) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsNullValue returns the union data inside the PlantPatch_Tag as a NullValue
+func (t PlantPatch_Tag) AsNullValue() (NullValue, error) {
+	var body NullValue
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromNullValue overwrites any union data inside the PlantPatch_Tag as the provided NullValue
+func (t *PlantPatch_Tag) FromNullValue(v NullValue) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeNullValue performs a merge with any union data inside the PlantPatch_Tag, using the provided NullValue
+func (t *PlantPatch_Tag) MergeNullValue(v NullValue) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PlantPatch_Tag) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PlantPatch_Tag) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error

@@ -18,7 +18,10 @@ func ExampleNewClientWithResponses() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	tag := "aroid"
+	var tag client.NewPlant_Tag
+	if err := tag.FromTag("aroid"); err != nil {
+		log.Fatal(err)
+	}
 	created, err := c.CreatePlantWithResponse(ctx, nil, client.NewPlant{Id: 42, Name: "Monstera deliciosa", Tag: &tag})
 	if err != nil {
 		log.Fatal(err) // the request did not get an answer
