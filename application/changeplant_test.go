@@ -13,7 +13,7 @@ import (
 func TestChangeSetsNameAndTag(t *testing.T) {
 	store := memory.New()
 	ctx := context.Background()
-	uc := application.NewChangePlant(store, store, scopes)
+	uc := application.NewChangePlant(store, scopes)
 	if _, _, err := application.NewCreatePlant(store, scopes).Create(ctx, writer, newPlant(t, 3, "Fern", ptr("green"))); err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestChangeSetsNameAndTag(t *testing.T) {
 func TestChangeWithAPrecondition(t *testing.T) {
 	store := memory.New()
 	ctx := context.Background()
-	uc := application.NewChangePlant(store, store, scopes)
+	uc := application.NewChangePlant(store, scopes)
 	fern := plantOf(t, 3, "Fern", nil)
 	if _, _, err := application.NewCreatePlant(store, scopes).Create(ctx, writer, newPlant(t, 3, "Fern", nil)); err != nil {
 		t.Fatal(err)
@@ -67,50 +67,51 @@ func TestChangeWithAPrecondition(t *testing.T) {
 	}
 }
 
-// A write between the check and the change makes the store refuse the
-// change; the use case checks the precondition again on the new plant.
-func TestChangeChecksAgainAfterARacingWrite(t *testing.T) {
-	store := memory.New()
-	ctx := context.Background()
-	if _, _, err := application.NewCreatePlant(store, scopes).Create(ctx, writer, newPlant(t, 3, "Fern", nil)); err != nil {
-		t.Fatal(err)
-	}
-	racer := racingStore{Store: store, race: mustName(t, "Racer")}
-	uc := application.NewChangePlant(&racer, store, scopes)
+// A store calls the update again when another writer came between its
+// read and its write: the precondition is checked on the plant the store
+// holds at the write, each time it asks.
+func TestChangeChecksThePreconditionOnWhatTheStoreHoldsAtTheWrite(t *testing.T) {
+	fern, racer := plantOf(t, 3, "Fern", nil), plantOf(t, 3, "Racer", nil)
+	store := &racingUpdater{states: []domain.Plant{fern, racer}}
+	uc := application.NewChangePlant(store, scopes)
 	moss := mustName(t, "Moss")
-	checked := 0
-	anyFern := func(domain.Plant) bool { checked++; return true }
-	if got, err := uc.Change(ctx, writer, 3, application.PlantChange{Name: &moss}, anyFern); err != nil || got.Name() != moss || checked != 2 {
-		t.Fatalf("change after a race = %v, %v after %d checks; want Moss after 2", got, err, checked)
+	var checked []domain.Plant
+	anyPlant := func(p domain.Plant) bool { checked = append(checked, p); return true }
+	if got, err := uc.Change(context.Background(), writer, 3, application.PlantChange{Name: &moss}, anyPlant); err != nil || got != racer.WithName(moss) {
+		t.Fatalf("change after a race = %v, %v; want the racer's plant renamed", got, err)
 	}
-	racer.race, racer.done = mustName(t, "Again"), false
-	onlyMoss := func(p domain.Plant) bool { return p.Name() == moss }
-	if _, err := uc.Change(ctx, writer, 3, application.PlantChange{Tag: &domain.NoTag}, onlyMoss); !errors.Is(err, application.ErrPreconditionFailed) {
+	if len(checked) != 2 || checked[0] != fern || checked[1] != racer {
+		t.Fatalf("checked %v; want the plant before the race, then after it", checked)
+	}
+	store.states = []domain.Plant{fern, racer}
+	onlyFern := func(p domain.Plant) bool { return p == fern }
+	if _, err := uc.Change(context.Background(), writer, 3, application.PlantChange{Tag: &domain.NoTag}, onlyFern); !errors.Is(err, application.ErrPreconditionFailed) {
 		t.Fatalf("change after a race to another state = %v; want ErrPreconditionFailed", err)
 	}
 }
 
-// racingStore renames the plant once, just before the first change reaches
-// the store, as a concurrent writer would.
-type racingStore struct {
-	*memory.Store
-	race domain.Name
-	done bool
+// racingUpdater calls an update on each of states in turn, as a store
+// whose write met other writers in between does, and answers the last
+// call's result.
+type racingUpdater struct {
+	application.PlantUpdater
+	states []domain.Plant
 }
 
-func (r *racingStore) ChangePlant(ctx context.Context, id domain.ID, c application.PlantChange, expect *domain.Plant) (application.Changed, error) {
-	if !r.done {
-		r.done = true
-		if _, err := r.Store.ChangePlant(ctx, id, application.PlantChange{Name: &r.race}, nil); err != nil {
-			return application.Changed{}, err
-		}
+func (r *racingUpdater) UpdatePlant(_ context.Context, _ domain.ID, update application.Update) (domain.Plant, error) {
+	var (
+		next domain.Plant
+		err  error
+	)
+	for _, p := range r.states {
+		next, _, err = update.On(p)
 	}
-	return r.Store.ChangePlant(ctx, id, c, expect)
+	return next, err
 }
 
 func TestChangeNeedsTheWriteScope(t *testing.T) {
 	store := memory.New()
-	uc := application.NewChangePlant(store, store, scopes)
+	uc := application.NewChangePlant(store, scopes)
 	var se *application.ScopeError
 	if _, err := uc.Change(context.Background(), reader, 1, application.PlantChange{}, nil); !errors.As(err, &se) || se.Scope != "plants:write" {
 		t.Fatalf("got %v, want a scope error naming plants:write", err)

@@ -16,9 +16,12 @@ type Event struct {
 	ID string
 	// URL is the receiver.
 	URL string
-	// Plant is the plant as it was created; deleting it later does not
-	// withdraw the event.
-	Plant domain.Plant
+	// PlantID is the id of the plant the event is about.
+	PlantID domain.ID
+	// Item is the plant as it was created, rendered as the API renders a
+	// PlantItem when the event was committed with it: the body a receiver
+	// gets. Deleting the plant later does not withdraw the event.
+	Item []byte
 	// CreatedAt is when the event was committed, with its plant.
 	CreatedAt time.Time
 	// RetryFrom starts the window in which attempts are retried: the

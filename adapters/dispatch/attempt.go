@@ -34,7 +34,7 @@ func (w *Worker) attempt(attempts context.Context, e application.Event) applicat
 	if s.Failed {
 		w.deps.Observer.GaveUp()
 		w.deps.Log.Error("webhook event failed: no delivery within its maximum age", "event", e.ID, "url", loggedURL(e.URL),
-			"plant", int64(e.Plant.ID()), "attempts", e.Attempts+1, "error", s.Error)
+			"plant", int64(e.PlantID), "attempts", e.Attempts+1, "error", s.Error)
 	}
 	return s
 }

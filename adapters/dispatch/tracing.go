@@ -35,7 +35,7 @@ func (w *Worker) startAttempt(ctx context.Context, e application.Event) (context
 		trace.WithAttributes(
 			attribute.String("plantstore.event_id", e.ID),
 			attribute.String("url.full", loggedURL(e.URL)),
-			attribute.Int64("plantstore.plant_id", int64(e.Plant.ID())),
+			attribute.Int64("plantstore.plant_id", int64(e.PlantID)),
 			attribute.Int("plantstore.attempt", e.Attempts+1),
 		),
 	}

@@ -75,7 +75,7 @@ func TestAHangingAttemptDoesNotHoldBackDeliveriesThatGiveWay(t *testing.T) {
 		release := make(chan struct{})
 		defer close(release) // before the worker's cleanup, which waits for attempts
 		r := &receiver{answer: func(e application.Event, _ int) error {
-			if e.Plant.ID() == 0 {
+			if e.PlantID == 0 {
 				<-release
 			}
 			return nil

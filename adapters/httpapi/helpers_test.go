@@ -46,7 +46,7 @@ func useCases(store *memory.Store, scopes application.Scopes) Deps {
 		Get:    application.NewGetPlant(store, scopes),
 		List:   application.NewListPlants(store, scopes),
 		Delete: application.NewDeletePlant(store, store, scopes),
-		Change: application.NewChangePlant(store, store, scopes),
+		Change: application.NewChangePlant(store, scopes),
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/application"
 )
 
@@ -35,12 +36,13 @@ func (o *outbox) add(rec application.Record) {
 	if len(o.receivers) == 0 {
 		return
 	}
+	item := plantjson.AppendItem(nil, rec.Plant)
 	for _, url := range o.receivers {
 		var b [12]byte
 		_, _ = rand.Read(b[:])
 		id := "msg_" + hex.EncodeToString(b[:])
 		o.events[id] = &event{
-			Event:  application.Event{ID: id, URL: url, Plant: rec.Plant, CreatedAt: rec.CreatedAt, RetryFrom: rec.CreatedAt, TraceParent: rec.TraceParent},
+			Event:  application.Event{ID: id, URL: url, PlantID: rec.Plant.ID(), Item: item, CreatedAt: rec.CreatedAt, RetryFrom: rec.CreatedAt, TraceParent: rec.TraceParent},
 			nextAt: rec.CreatedAt,
 		}
 	}

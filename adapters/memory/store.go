@@ -101,40 +101,44 @@ func (s *Store) DeletePlant(ctx context.Context, id domain.ID) (bool, error) {
 	return ok, nil
 }
 
-// ChangePlant applies change to the plant stored under id when expect is
-// nil or is exactly the stored plant.
-func (s *Store) ChangePlant(ctx context.Context, id domain.ID, change application.PlantChange, expect *domain.Plant) (application.Changed, error) {
+// UpdatePlant stores update's answer for the plant stored under id.
+func (s *Store) UpdatePlant(ctx context.Context, id domain.ID, update application.Update) (domain.Plant, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.begin(ctx); err != nil {
-		return application.Changed{}, err
+		return domain.Plant{}, err
 	}
 	rec, ok := s.plants[id]
-	switch {
-	case !ok:
-		return application.Changed{}, nil
-	case expect != nil && rec.Plant != *expect:
-		return application.Changed{Plant: rec.Plant, Found: true}, nil
+	if !ok {
+		return domain.Plant{}, &domain.NotFoundError{ID: id}
 	}
-	rec.Plant = change.Apply(rec.Plant)
-	s.plants[id] = rec
-	return application.Changed{Plant: rec.Plant, Found: true, Applied: true}, nil
+	next, changed, err := update.On(rec.Plant)
+	if err != nil {
+		return domain.Plant{}, err
+	}
+	if changed {
+		rec.Plant = next
+		s.plants[id] = rec
+	}
+	return next, nil
 }
 
-// DeletePlantIf removes the plant stored under id when it is exactly
-// expect; otherwise it answers the plant stored.
-func (s *Store) DeletePlantIf(ctx context.Context, id domain.ID, expect domain.Plant) (domain.Plant, bool, bool, error) {
+// DeletePlantIf removes the plant stored under id when check allows it.
+func (s *Store) DeletePlantIf(ctx context.Context, id domain.ID, check application.Check) (domain.Plant, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.begin(ctx); err != nil {
-		return domain.Plant{}, false, false, err
+		return domain.Plant{}, err
 	}
 	rec, ok := s.plants[id]
-	if !ok || rec.Plant != expect {
-		return rec.Plant, ok, false, nil
+	if !ok {
+		return domain.Plant{}, &domain.NotFoundError{ID: id}
+	}
+	if err := check(rec.Plant); err != nil {
+		return domain.Plant{}, err
 	}
 	delete(s.plants, id)
-	return domain.Plant{}, true, true, nil
+	return rec.Plant, nil
 }
 
 // ListPlants returns the page of the first q.Limit plants that match q, in

@@ -3,11 +3,8 @@ package postgres
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
-
-	"github.com/lib/pq"
 
 	"github.com/plantstore/plantstore/domain"
 )
@@ -53,12 +50,8 @@ func (s *Store) applyOnce(ctx context.Context, ws []write, pending []int, res []
 		missing []int         // positions k of writes whose row was not visible
 	)
 	for rows.Next() {
-		var (
-			id        int64
-			name, tag sql.NullString
-			flag      bool
-		)
-		if err := rows.Scan(&id, &name, &tag, &flag); err != nil {
+		var row answerRow
+		if err := rows.StructScan(&row); err != nil {
 			return nil, err
 		}
 		if index == nil {
@@ -67,13 +60,13 @@ func (s *Store) applyOnce(ctx context.Context, ws []write, pending []int, res []
 				index[int64(ws[p].plantID())] = k
 			}
 		}
-		k, ok := index[id]
+		k, ok := index[row.ID]
 		if !ok {
-			return nil, fmt.Errorf("batch answered for id %d, which it was not given", id)
+			return nil, fmt.Errorf("batch answered for id %d, which it was not given", row.ID)
 		}
 		w := ws[pending[k]]
 		var miss bool
-		if answers[k], miss = w.kind.read(s, w, name, tag, flag); miss {
+		if answers[k], miss = w.kind.read(s, w, row); miss {
 			missing = append(missing, k)
 		}
 	}
@@ -123,72 +116,38 @@ func byID(ws []write, pending []int) []int {
 // fresh snapshot, sets the answers of those it finds (through their kind's
 // read), and returns the positions still not found.
 func (s *Store) reread(ctx context.Context, ws []write, pending, missing []int, answers []result) ([]int, error) {
-	reread, err := s.stmts.get(ctx, s.db, rereadPlants)
-	if err != nil {
-		return nil, err
-	}
-	want := make([]int64, len(missing))
-	index := make(map[int64]int, len(missing))
+	ids := make([]domain.ID, len(missing))
 	for i, k := range missing {
-		id := int64(ws[pending[k]].plantID())
-		want[i] = id
-		index[id] = k
+		ids[i] = ws[pending[k]].plantID()
 	}
-	rows, err := reread.QueryxContext(ctx, pq.Array(want))
+	rows, err := s.readRows(ctx, ids)
 	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	found := make(map[int]bool, len(missing))
-	for rows.Next() {
-		var (
-			id        int64
-			name, tag sql.NullString
-		)
-		if err := rows.Scan(&id, &name, &tag); err != nil {
-			return nil, err
-		}
-		if k, ok := index[id]; ok {
-			w := ws[pending[k]]
-			var miss bool
-			if answers[k], miss = w.kind.read(s, w, name, tag, false); !miss {
-				found[k] = true
-			}
-		}
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	var still []int
 	for _, k := range missing {
-		if !found[k] {
+		w := ws[pending[k]]
+		row, ok := rows[w.plantID()]
+		if !ok {
+			still = append(still, k)
+			continue
+		}
+		var miss bool
+		if answers[k], miss = w.kind.read(s, w, answerRow{plantRow: row}); miss {
 			still = append(still, k)
 		}
 	}
 	return still, nil
 }
 
-// restore rebuilds a stored plant, refusing a row that breaks the rules
-// (one written around the service) instead of serving it.
-func (s *Store) restore(id int64, name, tag sql.NullString) result {
-	plant, err := s.restorePlant(id, name, tag)
+// restore answers with the plant of a stored row, or with a fault for a
+// row that breaks the plant rules (one written around the service) instead
+// of serving it.
+func (s *Store) restore(row plantRow) result {
+	plant, err := row.plant()
 	if err != nil {
+		s.log.Error("store fault", "op", "restore", "err", err)
 		return result{Err: err}
 	}
 	return result{Value: outcome{plant: plant}}
-}
-
-// restorePlant rebuilds a stored plant, or returns a fault for a row that
-// breaks the plant rules.
-func (s *Store) restorePlant(id int64, name, tag sql.NullString) (domain.Plant, error) {
-	var tagp *string
-	if tag.Valid {
-		tagp = &tag.String
-	}
-	plant, err := domain.RestorePlant(domain.PlantFields{ID: id, Name: name.String, Tag: tagp})
-	if err != nil {
-		s.log.Error("store fault: stored plant breaks the rules", "id", id, "err", err)
-		return domain.Plant{}, fmt.Errorf("store: stored plant %d breaks the plant rules", id)
-	}
-	return plant, nil
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/plantstore/plantstore/application"
@@ -23,6 +24,7 @@ func (s *Store) flush(ctx context.Context, batch []write) []result {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
+	ctx = writing(ctx)
 	out := make([]result, len(batch))
 	for _, seg := range segments(batch) {
 		s.applySegment(ctx, batch, seg, out)
@@ -79,6 +81,30 @@ func segments(batch []write) [][]int {
 // right after the first: a create meets the plant the first one found or
 // stored, a delete finds the plant already gone.
 func (s *Store) applySegment(ctx context.Context, batch []write, seg []int, out []result) {
+	// Updates by function decide their writes in Go first (applyUpdates);
+	// the segment's other writes, of other ids, commit before them.
+	if !slices.ContainsFunc(seg, func(i int) bool { return batch[i].kind == &updateKind }) {
+		s.applyPlain(ctx, batch, seg, out)
+		return
+	}
+	var plain, updates []int
+	for _, i := range seg {
+		if batch[i].kind == &updateKind {
+			updates = append(updates, i)
+		} else {
+			plain = append(plain, i)
+		}
+	}
+	if len(plain) > 0 {
+		s.applyPlain(ctx, batch, plain, out)
+	}
+	if len(updates) > 0 {
+		s.applyUpdates(ctx, batch, updates, out)
+	}
+}
+
+// applyPlain runs the writes batch[seg], none an update by function.
+func (s *Store) applyPlain(ctx context.Context, batch []write, seg []int, out []result) {
 	unique := make([]write, 0, len(seg))
 	slot := make([]int, len(seg))
 	firstOf := make(map[domain.ID]int, len(seg))

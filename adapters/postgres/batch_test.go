@@ -146,7 +146,7 @@ func TestBatchKeepsTheOrderOfWritesToOneID(t *testing.T) {
 func TestSegmentsCutOnlyWhereAnIDChangesKind(t *testing.T) {
 	c := func(id int64) write { return createWrite(application.Record{Plant: plantOf(t, id)}) }
 	d := func(id int64) write { return deleteWrite(domain.ID(id)) }
-	ch := func(id int64) write { return changeWrite(t, domain.ID(id), "p", nil) }
+	ch := func(id int64) write { return renameWrite(t, domain.ID(id), "p", nil) }
 	tests := []struct {
 		name  string
 		batch []write
@@ -157,7 +157,7 @@ func TestSegmentsCutOnlyWhereAnIDChangesKind(t *testing.T) {
 		{"different ids mix", []write{c(1), d(2), c(3), d(4)}, [][]int{{0, 1, 2, 3}}},
 		{"create then delete", []write{c(1), c(2), d(1), d(3)}, [][]int{{0, 1}, {2, 3}}},
 		{"back and forth", []write{d(5), c(5), d(5), c(6)}, [][]int{{0}, {1}, {2, 3}}},
-		{"changes never share", []write{ch(1), ch(1), ch(2), c(3)}, [][]int{{0}, {1, 2, 3}}},
+		{"updates of one id share, in order", []write{ch(1), ch(1), ch(2), c(3)}, [][]int{{0, 1, 2, 3}}},
 		{"creates beside one locking kind", []write{c(1), ch(2), c(3), ch(4)}, [][]int{{0, 1, 2, 3}}},
 		{"one locking kind at a time", []write{c(1), ch(2), d(3), c(4), d(5), ch(6)}, [][]int{{0, 1}, {2, 3, 4}, {5}}},
 		{"change between create and delete", []write{c(1), ch(1), d(1)}, [][]int{{0}, {1}, {2}}},
@@ -181,14 +181,30 @@ func waitForLockWaits(t *testing.T, admin *sqlx.DB, dbname string, n int) {
 	}, 30*time.Second, 10*time.Millisecond, "%d batch statements wait for a concurrent insert", n)
 }
 
-// changeWrite is a change of id's name, expecting expect when not nil.
-func changeWrite(t *testing.T, id domain.ID, name string, expect *domain.Plant) write {
+// renameWrite is an update of id's name, when the stored plant is expect
+// (any, when expect is nil).
+func renameWrite(t *testing.T, id domain.ID, name string, expect *domain.Plant) write {
 	t.Helper()
 	n, err := domain.ParseName(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return write{kind: &changeKind, id: id, arg: change{set: application.PlantChange{Name: &n}, expect: expect}}
+	return write{kind: &updateKind, id: id, arg: updating{update: func(stored domain.Plant) (domain.Plant, error) {
+		if expect != nil && stored != *expect {
+			return domain.Plant{}, application.ErrPreconditionFailed
+		}
+		return stored.WithName(n), nil
+	}}}
+}
+
+// deleteIfWrite is a delete of id when the stored plant is expect.
+func deleteIfWrite(id domain.ID, expect domain.Plant) write {
+	return write{kind: &updateKind, id: id, arg: updating{check: func(stored domain.Plant) error {
+		if stored != expect {
+			return application.ErrPreconditionFailed
+		}
+		return nil
+	}}}
 }
 
 // Writes of every kind to one id in one batch take effect in batch order,
@@ -199,25 +215,28 @@ func TestBatchKeepsTheOrderOfEveryKindOfWrite(t *testing.T) {
 	thyme := record(t, 7, "Thyme", "").Plant
 	res := s.flush(context.Background(), []write{
 		createWrite(sage), createWrite(mint),
-		changeWrite(t, 7, "Thyme", nil),
-		changeWrite(t, 7, "Basil", &sage.Plant), // Sage is gone: refused
-		changeWrite(t, 8, "Mint", &mint.Plant),
-		{kind: &deleteIfKind, id: 7, arg: thyme},
-		changeWrite(t, 7, "Dill", nil), // nothing stored
+		renameWrite(t, 7, "Thyme", nil),
+		renameWrite(t, 7, "Basil", &sage.Plant), // Sage is gone: refused
+		renameWrite(t, 8, "Mint", &mint.Plant),
+		deleteIfWrite(7, thyme),
+		renameWrite(t, 7, "Dill", nil), // nothing stored
 		createWrite(sage), deleteWrite(8),
 	})
-	want := []outcome{
-		{plant: sage.Plant, done: true}, {plant: mint.Plant, done: true},
-		{plant: thyme, done: true},
-		{plant: thyme},
-		{plant: mint.Plant, done: true},
-		{done: true},
-		{absent: true},
-		{plant: sage.Plant, done: true}, {done: true},
+	want := []struct {
+		outcome
+		err error
+	}{
+		{outcome{plant: sage.Plant, done: true}, nil}, {outcome{plant: mint.Plant, done: true}, nil},
+		{outcome{plant: thyme, done: true}, nil},
+		{outcome{}, application.ErrPreconditionFailed},
+		{outcome{plant: mint.Plant, done: true}, nil},
+		{outcome{plant: thyme, done: true}, nil},
+		{outcome{}, domain.ErrNotFound},
+		{outcome{plant: sage.Plant, done: true}, nil}, {outcome{done: true}, nil},
 	}
 	for i, w := range want {
-		if got := res[i].Value; res[i].Err != nil || got != w {
-			t.Errorf("write %d = %+v, %v; want %+v", i, got, res[i].Err, w)
+		if got := res[i].Value; !errors.Is(res[i].Err, w.err) || (w.err == nil && got != w.outcome) {
+			t.Errorf("write %d = %+v, %v; want %+v, %v", i, got, res[i].Err, w.outcome, w.err)
 		}
 	}
 }
@@ -234,12 +253,12 @@ func TestOneBatchAppliesEveryKind(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	batch := []write{createWrite(record(t, 1, "One", "")), deleteWrite(2), changeWrite(t, 3, "Moss", &three.Plant), {kind: &deleteIfKind, id: 4, arg: four.Plant}}
-	if segs := segments(batch); !reflect.DeepEqual(segs, [][]int{{0, 1}, {2}, {3}}) {
-		t.Fatalf("segments %v; want the create with the delete, then one per kind", segs)
+	batch := []write{createWrite(record(t, 1, "One", "")), deleteWrite(2), renameWrite(t, 3, "Moss", &three.Plant), deleteIfWrite(4, four.Plant)}
+	if segs := segments(batch); !reflect.DeepEqual(segs, [][]int{{0, 1}, {2, 3}}) {
+		t.Fatalf("segments %v; want the create with the delete, then the updates", segs)
 	}
 	res := s.flush(ctx, batch)
-	want := []outcome{{plant: record(t, 1, "One", "").Plant, done: true}, {done: true}, {plant: record(t, 3, "Moss", "x").Plant, done: true}, {done: true}}
+	want := []outcome{{plant: record(t, 1, "One", "").Plant, done: true}, {done: true}, {plant: record(t, 3, "Moss", "x").Plant, done: true}, {plant: four.Plant, done: true}}
 	for i, w := range want {
 		if res[i].Err != nil || res[i].Value != w {
 			t.Errorf("write %d = %+v, %v; want %+v", i, res[i].Value, res[i].Err, w)

@@ -9,7 +9,6 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
 
@@ -90,9 +89,11 @@ func BenchmarkChangePlant(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			name := names[rand.IntN(2)]
-			res, err := s.ChangePlant(context.Background(), domain.ID(1+rand.Int64N(benchPlants)), application.PlantChange{Name: &name}, nil)
-			if err != nil || !res.Applied {
-				b.Errorf("ChangePlant: %+v, %v", res, err)
+			_, err := s.UpdatePlant(context.Background(), domain.ID(1+rand.Int64N(benchPlants)), func(p domain.Plant) (domain.Plant, error) {
+				return p.WithName(name), nil
+			})
+			if err != nil {
+				b.Errorf("UpdatePlant: %v", err)
 				return
 			}
 		}

@@ -15,33 +15,30 @@ func (s *Store) ListEvents(ctx context.Context, failed bool, limit int) ([]appli
 	if err != nil {
 		return nil, err
 	}
-	rows, err := db.QueryContext(ctx, `
-SELECT id, url, plant_id, name, tag, created_at, retry_from, attempts, next_at, coalesce(last_error, '')
+	rows, err := db.QueryxContext(ctx, `
+SELECT id, url, plant_id, item, created_at, retry_from, attempts, trace_parent, next_at, coalesce(last_error, '') AS last_error
 FROM webhook_events WHERE (failed_at IS NOT NULL) = $1
 UNION ALL
-SELECT e.id, b.url, e.plant_id, e.name, e.tag, b.created_at, b.created_at, 0, b.created_at, ''
+SELECT e.id, b.url, e.plant_id, e.item, b.created_at, b.created_at, 0, e.trace_parent, b.created_at, ''
 FROM webhook_event_batches AS b,
-     unnest(b.event_ids, b.plant_ids, b.names, b.tags) AS e (id, plant_id, name, tag)
+     unnest(b.event_ids, b.plant_ids, b.items, b.trace_parents) AS e (id, plant_id, item, trace_parent)
 WHERE NOT $1
-ORDER BY 6, 1 LIMIT $2`, failed, limit)
+ORDER BY created_at, id LIMIT $2`, failed, limit)
 	if err != nil {
 		return nil, s.fail("list events", err)
 	}
 	defer rows.Close()
 	var out []application.EventStatus
 	for rows.Next() {
-		var (
-			e         = application.EventStatus{Failed: failed}
-			plantID   int64
-			name, tag sql.NullString
-		)
-		if err := rows.Scan(&e.ID, &e.URL, &plantID, &name, &tag, &e.CreatedAt, &e.RetryFrom, &e.Attempts, &e.NextAt, &e.LastError); err != nil {
+		var r struct {
+			eventRow
+			NextAt    time.Time `db:"next_at"`
+			LastError string    `db:"last_error"`
+		}
+		if err := rows.StructScan(&r); err != nil {
 			return nil, s.fail("list events", err)
 		}
-		if e.Plant, err = s.restorePlant(plantID, name, tag); err != nil {
-			return nil, err
-		}
-		out = append(out, e)
+		out = append(out, application.EventStatus{Event: r.event(), Failed: failed, NextAt: r.NextAt, LastError: r.LastError})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, s.fail("list events", err)

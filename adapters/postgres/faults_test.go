@@ -80,10 +80,7 @@ func (l *faultLoad) lifecycle(id int64) {
 	l.set(func() { l.names[id] = rec.Plant.Name().String() })
 	name, _ := domain.ParseName(fmt.Sprintf("Fern %d renamed", id))
 	if !l.call(id, func(ctx context.Context) error {
-		c, err := l.s.ChangePlant(ctx, domain.ID(id), application.PlantChange{Name: &name}, nil)
-		if err == nil && !c.Applied {
-			err = errors.New("change not applied to an acknowledged plant")
-		}
+		_, err := l.s.UpdatePlant(ctx, domain.ID(id), func(p domain.Plant) (domain.Plant, error) { return p.WithName(name), nil })
 		return err
 	}) {
 		return
@@ -291,4 +288,34 @@ func TestConnectionResetsAreUnavailableAndLoseNothing(t *testing.T) {
 		}()
 		return func() { close(stop); <-stopped }
 	}, 2*faultDeadline)
+}
+
+// A connection lost after a write was sent leaves its outcome unknown: the
+// write is answered unavailable, and never run again on another connection,
+// where it would answer what the second run found. Here the first delete
+// committed and its answer was lost; run again, it would find nothing and
+// say that no plant was there.
+func TestAWriteWhoseAnswerWasLostIsNotRunAgain(t *testing.T) {
+	_, direct := newStore(t)
+	proxy, proxied := pgproxy.Start(t, direct)
+	s := openStore(t, proxied, func(c *Config) { c.MaxOpenConns = 1 })
+	ctx := context.Background()
+	for _, id := range []int64{1, 2} {
+		if _, _, err := s.InsertIfAbsent(ctx, record(t, id, "Fern", "")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The delete statement is prepared on the one session, whose next
+	// answer is then the delete's.
+	if _, err := s.DeletePlant(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	proxy.CutNextAnswer()
+	deleted, err := s.DeletePlant(ctx, 1)
+	if !errors.Is(err, application.ErrUnavailable) {
+		t.Fatalf("DeletePlant with its answer lost = %v, %v; want ErrUnavailable", deleted, err)
+	}
+	if found, err := s.DeletePlant(ctx, 1); err != nil || found {
+		t.Fatalf("the delete, run once, did not commit: %v, %v", found, err)
+	}
 }

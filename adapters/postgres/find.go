@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"time"
 
 	"github.com/plantstore/plantstore/adapters/internal/groupcommit"
@@ -17,7 +16,7 @@ const maxListsPerQuery = 16
 // at the same time are gathered into one such query, as writes are into one
 // batch: a query costs the server far more than a row, so a gathered read
 // costs it a fraction of a query of its own.
-const findPlants = `SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[])`
+var findPlants = `SELECT ` + columnList("") + ` FROM plants WHERE id = ANY($1::bigint[])`
 
 // found is the answer to one read: the plant, or ok false when none is stored.
 type found struct {
@@ -65,16 +64,16 @@ func (s *Store) findAll(ctx context.Context, ids []domain.ID, out []groupcommit.
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var (
-			id        int64
-			name, tag sql.NullString
-		)
-		if err := rows.Scan(&id, &name, &tag); err != nil {
+		var r plantRow
+		if err := rows.StructScan(&r); err != nil {
 			return err
 		}
-		p, err := s.restorePlant(id, name, tag)
+		p, err := r.plant()
+		if err != nil {
+			s.log.Error("store fault", "op", "find", "err", err)
+		}
 		for i, w := range want { // batches are small: a scan beats a map
-			if w != id {
+			if w != r.ID {
 				continue
 			}
 			if err != nil {

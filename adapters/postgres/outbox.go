@@ -13,6 +13,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/domain"
 )
 
 // The outbox's statements, prepared on first use. A claim takes due events
@@ -49,7 +50,7 @@ FROM (
     FOR UPDATE SKIP LOCKED
 ) AS due
 WHERE e.id = due.id
-RETURNING e.id, e.url, e.plant_id, e.name, e.tag, e.created_at, e.retry_from, e.attempts - 1, e.trace_parent`
+RETURNING e.id, e.url, e.plant_id, e.item, e.created_at, e.retry_from, e.attempts - 1 AS attempts, e.trace_parent`
 
 	// unpackEvents claims from packed events, which are all due from
 	// their commit: it takes whole rows, oldest first (FOR UPDATE SKIP
@@ -71,21 +72,21 @@ WITH locked AS (
     DELETE FROM webhook_event_batches WHERE url = $4 AND id IN (SELECT id FROM needed)
     RETURNING *
 ), unpacked AS (
-    SELECT e.id, p.url, e.plant_id, e.name, e.tag, p.created_at, e.trace_parent,
+    SELECT e.id, p.url, e.plant_id, e.item, p.created_at, e.trace_parent,
            row_number() OVER (ORDER BY p.id, e.n) <= %[1]d AS claimed
     FROM packed AS p,
-         unnest(p.event_ids, p.plant_ids, p.names, p.tags, p.trace_parents) WITH ORDINALITY AS e (id, plant_id, name, tag, trace_parent, n)
+         unnest(p.event_ids, p.plant_ids, p.items, p.trace_parents) WITH ORDINALITY AS e (id, plant_id, item, trace_parent, n)
 ), written AS (
-    INSERT INTO webhook_events (id, url, plant_id, name, tag, created_at, retry_from, attempts, next_at, claim, trace_parent)
-    SELECT id, url, plant_id, name, tag, created_at, created_at,
+    INSERT INTO webhook_events (id, url, plant_id, item, created_at, retry_from, attempts, next_at, claim, trace_parent)
+    SELECT id, url, plant_id, item, created_at, created_at,
            CASE WHEN claimed THEN 1 ELSE 0 END,
            CASE WHEN claimed THEN $2 ELSE created_at END,
            CASE WHEN claimed THEN $3 END,
            trace_parent
     FROM unpacked
-    RETURNING id, url, plant_id, name, tag, created_at, retry_from, claim, trace_parent
+    RETURNING id, url, plant_id, item, created_at, retry_from, claim, trace_parent
 )
-SELECT id, url, plant_id, name, tag, created_at, retry_from, 0, trace_parent FROM written WHERE claim IS NOT NULL`
+SELECT id, url, plant_id, item, created_at, retry_from, 0 AS attempts, trace_parent FROM written WHERE claim IS NOT NULL`
 
 	settleEvents = `
 WITH s AS (
@@ -196,19 +197,12 @@ func (s *Store) claimWith(ctx context.Context, stmt statement, url string, now t
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var (
-			e         application.Event
-			plantID   int64
-			name, tag sql.NullString
-			traced    sql.NullString
-		)
-		if err := rows.Scan(&e.ID, &e.URL, &plantID, &name, &tag, &e.CreatedAt, &e.RetryFrom, &e.Attempts, &traced); err != nil {
+		var r eventRow
+		if err := rows.StructScan(&r); err != nil {
 			return events, s.fail("claim events", err)
 		}
-		if e.Plant, err = s.restorePlant(plantID, name, tag); err != nil {
-			return events, err
-		}
-		e.Claim, e.TraceParent = claim, traced.String
+		e := r.event()
+		e.Claim = claim
 		events = append(events, e)
 	}
 	if err := rows.Err(); err != nil {
@@ -272,4 +266,24 @@ func boolArray(values []bool) string {
 		b = strconv.AppendBool(b, v)
 	}
 	return string(append(b, '}'))
+}
+
+// eventRow is an event as the outbox's statements answer it, scanned by
+// column name: webhook_events' columns, or a packed event's.
+type eventRow struct {
+	ID          string         `db:"id"`
+	URL         string         `db:"url"`
+	PlantID     int64          `db:"plant_id"`
+	Item        string         `db:"item"`
+	CreatedAt   time.Time      `db:"created_at"`
+	RetryFrom   time.Time      `db:"retry_from"`
+	Attempts    int            `db:"attempts"`
+	TraceParent sql.NullString `db:"trace_parent"`
+}
+
+func (r eventRow) event() application.Event {
+	return application.Event{
+		ID: r.ID, URL: r.URL, PlantID: domain.ID(r.PlantID), Item: []byte(r.Item),
+		CreatedAt: r.CreatedAt, RetryFrom: r.RetryFrom, Attempts: r.Attempts, TraceParent: r.TraceParent.String,
+	}
 }

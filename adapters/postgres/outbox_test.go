@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/application"
 )
 
@@ -56,12 +57,9 @@ func TestCreatesCommittedTogetherShareAnOutboxRowPerReceiver(t *testing.T) {
 		claimed = append(claimed, events...)
 	}
 	for _, e := range claimed {
-		i := int(e.Plant.ID())
-		if got, want := e.Plant.Name().String(), name(i); got != want {
-			t.Errorf("event %s of plant %d has name %q; want %q", e.ID, i, got, want)
-		}
-		if got, want := e.Plant.Tag().String(), tag(i); got != want {
-			t.Errorf("event %s of plant %d has tag %q; want %q", e.ID, i, got, want)
+		i := int(e.PlantID)
+		if got, want := string(e.Item), string(plantjson.AppendItem(nil, record(t, int64(i), name(i), tag(i)).Plant)); got != want {
+			t.Errorf("event %s of plant %d has item %s; want %s", e.ID, i, got, want)
 		}
 	}
 }

@@ -94,7 +94,25 @@ type session struct {
 	// lib/pq calls the notice handler from the read of the call that
 	// receives it, so no lock is needed.
 	warning *pq.Error
+	// writes says that the current call writes (see writing).
+	writes bool
 }
+
+// writingKey marks the context of a call whose statement writes.
+type writingKey struct{}
+
+// writing marks ctx as the context of statements that write. database/sql
+// runs a statement again on another session when the driver reports a bad
+// connection (driver.ErrBadConn), which lib/pq also reports for a
+// connection lost after the statement was sent. For a write that is wrong:
+// it may have committed, and running it again answers what the second run
+// found (a delete that finds nothing, a create that finds its own plant).
+// A call under such a context reports a connection lost after it began as
+// errConnLost instead, whose outcome is unknown.
+func writing(ctx context.Context) context.Context { return context.WithValue(ctx, writingKey{}, true) }
+
+// errConnLost is a connection lost during a write: its outcome is unknown.
+var errConnLost = fmt.Errorf("connection lost during a write: %w", io.ErrUnexpectedEOF)
 
 func (c *session) stale() bool { return c.born != c.readOnlySeen.Load() }
 
@@ -107,18 +125,30 @@ func (c *session) begin(ctx context.Context) {
 		_ = c.nc.SetDeadline(deadline)
 	}
 	c.warning = nil
+	c.writes = ctx.Value(writingKey{}) != nil
 }
 
 // end finishes a call that returned err: a warning the server sent with a
 // commit (see unconfirming) makes the call's outcome unknown, whatever err
-// says.
+// says, and so does a connection lost during a write (see writing).
 func (c *session) end(err error) error {
 	w := c.warning
-	if w == nil {
-		return err
+	if w != nil {
+		c.warning = nil
+		return &unconfirmedError{warning: w, err: err}
 	}
-	c.warning = nil
-	return &unconfirmedError{warning: w, err: err}
+	if c.writes && errors.Is(err, driver.ErrBadConn) {
+		return errConnLost
+	}
+	return err
+}
+
+// usable reports whether lib/pq still holds the session good. A call on
+// one it does not is refused before anything is sent, as driver.ErrBadConn,
+// which database/sql safely answers by taking another session.
+func (c *session) usable() bool {
+	v, ok := c.Conn.(driver.Validator)
+	return !ok || v.IsValid()
 }
 
 // notice is lib/pq's notice handler of the session.
@@ -185,6 +215,9 @@ func (c *session) PrepareContext(ctx context.Context, query string) (driver.Stmt
 }
 
 func (c *session) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if !c.usable() {
+		return nil, driver.ErrBadConn
+	}
 	c.begin(ctx)
 	rows, err := c.Conn.(driver.QueryerContext).QueryContext(ctx, query, args)
 	if err != nil {
@@ -194,6 +227,9 @@ func (c *session) QueryContext(ctx context.Context, query string, args []driver.
 }
 
 func (c *session) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if !c.usable() {
+		return nil, driver.ErrBadConn
+	}
 	c.begin(ctx)
 	res, err := c.Conn.(driver.ExecerContext).ExecContext(ctx, query, args)
 	return res, c.end(err)
@@ -228,12 +264,18 @@ type sessionStmt struct {
 }
 
 func (st *sessionStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	if !st.s.usable() {
+		return nil, driver.ErrBadConn
+	}
 	st.s.begin(ctx)
 	res, err := st.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
 	return res, st.s.end(err)
 }
 
 func (st *sessionStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	if !st.s.usable() {
+		return nil, driver.ErrBadConn
+	}
 	st.s.begin(ctx)
 	rows, err := st.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
 	if err != nil {

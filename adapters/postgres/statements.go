@@ -7,9 +7,6 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-// rereadPlants reads stored plants back with a fresh snapshot.
-const rereadPlants = `SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[])`
-
 // statement is a query the store runs with arguments: a prepared statement,
 // or its text sent with every run.
 type statement interface {

@@ -33,15 +33,14 @@ func (w write) plantID() domain.ID { return w.id }
 // outcome is what one write did, in terms every kind shares.
 type outcome struct {
 	// plant is the plant stored under the id once the write ran: what a
-	// create stored or met, what a change stored or met.
+	// create stored or met, what an update stored, what a conditional
+	// delete deleted.
 	plant domain.Plant
 	// done says that this write took effect: a create inserted, a delete
-	// removed a plant. A later write of the same id that shared its row
-	// (see writeKind.shares) answers with it clear.
+	// removed a plant, a replacement or removal wrote over the version it
+	// was decided on. A later write of the same id that shared its row (see
+	// writeKind.shares) answers with it clear.
 	done bool
-	// absent says that no plant was stored under the id for a write that
-	// needs one.
-	absent bool
 }
 
 // result is the answer for one write of a batch.

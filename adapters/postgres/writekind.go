@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"database/sql"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,11 +14,12 @@ import (
 // kind of write is adding one kind value; the batching, the segments, the
 // id order, the retries and the re-read stay as they are.
 //
-// Every answer row is (id bigint, name text, tag text, flag boolean), where
-// the meaning of name, tag and flag is the kind's own; ids are distinct
-// within one statement (see segments), so a row goes back to its write by
-// id. The fragments number their parameters from $1; they are renumbered
-// when composed. Their CTE names must differ from every other kind's.
+// Every answer row is an answerRow: the write's id, the row of plants stored
+// under it or NULLs, and a flag whose meaning is the kind's own, its
+// columns named as the row's (rowColumns); ids are distinct within one
+// statement (see segments), so a row goes back to its write by id. The
+// fragments number their parameters from $1; they are renumbered when
+// composed. Their CTE names must differ from every other kind's.
 type writeKind struct {
 	// name labels the kind in logs and errors.
 	name string
@@ -40,7 +40,7 @@ type writeKind struct {
 	// transaction committed it meanwhile: the row is read back with a fresh
 	// snapshot and read called again with flag false, and a write whose row
 	// is still missing then is run again (at most maxAttempts in all).
-	read func(s *Store, w write, name, tag sql.NullString, flag bool) (res result, missing bool)
+	read func(s *Store, w write, row answerRow) (res result, missing bool)
 	// shares says whether later writes of an id in one segment may share
 	// the first one's row: they then answer as if they ran right after it,
 	// with the flags of outcome clear. A kind that cannot share (whose
@@ -51,6 +51,12 @@ type writeKind struct {
 	// segment holds writes of one such kind only: each kind takes its
 	// rows' locks in id order, and so every batch does (see byID).
 	locks bool
+}
+
+// answerRow is one row a batch statement answers.
+type answerRow struct {
+	plantRow
+	Flag bool `db:"flag"`
 }
 
 // placeholder matches a parameter of a fragment.

@@ -11,9 +11,9 @@ import (
 // with its own bit (segments hold one kind that locks rows at most, but the
 // composition does not rely on it).
 func TestKindsComposeIntoOneStatement(t *testing.T) {
-	fern := record(t, 1, "Fern", "").Plant
-	samples := []write{createWrite(record(t, 1, "Fern", "")), deleteWrite(2), changeWrite(t, 3, "Moss", &fern),
-		{kind: &deleteIfKind, id: 4, arg: fern}}
+	fern := rowOf(record(t, 3, "Fern", ""), 2)
+	samples := []write{createWrite(record(t, 1, "Fern", "")), deleteWrite(2), {kind: &replaceKind, id: 3, arg: fern},
+		{kind: &removeKind, id: 4, arg: int64(1)}}
 	bits := map[uint]bool{}
 	for _, w := range samples {
 		if b := w.kind.bit; b == 0 || b&(b-1) != 0 || bits[b] {

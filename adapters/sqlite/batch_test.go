@@ -153,31 +153,74 @@ func TestCloseFinishesWaitingCreates(t *testing.T) {
 	}
 }
 
-// Writes of every kind to one id in one batch take effect in batch order.
+// Writes of every kind to one id in one batch take effect in batch order:
+// each update and check sees what the writes before it left.
 func TestOneBatchAppliesEveryKindOfWriteInOrder(t *testing.T) {
 	s := newStore(t)
 	sage, mint := mustPlant(t, 7, "Sage", nil), mustPlant(t, 8, "Mint", nil)
 	thyme := mustPlant(t, 7, "Thyme", nil)
 	rename := func(id domain.ID, to domain.Plant, expect *domain.Plant) write {
-		name := to.Name()
-		return write{kind: &changeKind, id: id, arg: change{set: application.PlantChange{Name: &name}, expect: expect}}
+		return updateWrite(id, func(stored domain.Plant) (domain.Plant, error) {
+			if expect != nil && stored != *expect {
+				return domain.Plant{}, application.ErrPreconditionFailed
+			}
+			return stored.WithName(to.Name()), nil
+		})
+	}
+	deleteIf := func(id domain.ID, expect domain.Plant) write {
+		return write{kind: &deleteIfKind, id: id, arg: application.Check(func(stored domain.Plant) error {
+			if stored != expect {
+				return application.ErrPreconditionFailed
+			}
+			return nil
+		})}
 	}
 	results := s.flush(context.Background(), []write{
 		createWrite(recordOf(sage)), createWrite(recordOf(mint)),
 		rename(7, thyme, nil),
 		rename(7, mint, &sage), // Sage is gone: refused
-		{kind: &deleteIfKind, id: 7, arg: thyme},
+		rename(7, thyme, nil),  // no change: nothing written
+		deleteIf(7, sage),      // refused
+		deleteIf(7, thyme),
 		rename(7, sage, nil), // nothing stored
 		createWrite(recordOf(sage)), deleteWrite(8),
 	})
+	refused := application.ErrPreconditionFailed
 	want := []writeOutcome{
 		{stored: sage, done: true}, {stored: mint, done: true},
-		{stored: thyme, done: true}, {stored: thyme}, {done: true}, {absent: true},
+		{stored: thyme, done: true}, {stored: thyme, refused: refused}, {stored: thyme},
+		{stored: thyme, refused: refused}, {stored: thyme, done: true}, {absent: true},
 		{stored: sage, done: true}, {done: true},
 	}
 	for i, r := range results {
-		if r.Err != nil || r.Value != want[i] {
+		if r.Err != want[i].refused || r.Value != want[i] {
 			t.Errorf("write %d: %+v, %v; want %+v", i, r.Value, r.Err, want[i])
 		}
+	}
+	if got, found, err := s.FindPlant(context.Background(), 7); err != nil || !found || got != sage {
+		t.Errorf("after the batch: %v, %v, %v; want %v", got, found, err, sage)
+	}
+}
+
+// updateWrite is the update of the plant stored under id by fn.
+func updateWrite(id domain.ID, fn application.Update) write {
+	return write{kind: &updateKind, id: id, arg: fn}
+}
+
+// An update that panics fails its own write, and the batch goes on: the
+// single writer must not end with it.
+func TestAPanickingUpdateFailsOnlyItself(t *testing.T) {
+	s := newStore(t)
+	sage := mustPlant(t, 7, "Sage", nil)
+	results := s.flush(context.Background(), []write{
+		createWrite(recordOf(sage)),
+		updateWrite(7, func(domain.Plant) (domain.Plant, error) { panic("a fault in the use case") }),
+		createWrite(recordOf(mustPlant(t, 8, "Mint", nil))),
+	})
+	if results[1].Err == nil || results[0].Err != nil || results[2].Err != nil {
+		t.Fatalf("results %+v; want only the panicking update failed", results)
+	}
+	if got, err := s.UpdatePlant(context.Background(), 7, func(p domain.Plant) (domain.Plant, error) { return p, nil }); err != nil || got != sage {
+		t.Errorf("after the panic: %v, %v; want the store writing on", got, err)
 	}
 }

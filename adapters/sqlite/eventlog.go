@@ -2,33 +2,33 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"time"
 
 	"github.com/plantstore/plantstore/application"
 )
 
+// listEvents reads failed or pending events, oldest first: ?1 says which,
+// ?2 is the limit.
+var listEvents = `SELECT ` + eventColumns.list() + `
+FROM webhook_events WHERE (failed_at IS NOT NULL) = ?1 ORDER BY created_at, id LIMIT ?2`
+
 // ListEvents returns at most limit failed or pending events, oldest first.
 func (s *Store) ListEvents(ctx context.Context, failed bool, limit int) ([]application.EventStatus, error) {
-	rows, err := s.read.QueryContext(ctx, `
-SELECT id, url, plant_id, name, tag, created_at, retry_from, attempts, next_at, coalesce(last_error, '')
-FROM webhook_events WHERE (failed_at IS NOT NULL) = ? ORDER BY created_at, id LIMIT ?`, failed, limit)
-	if err != nil {
+	var rows []eventRow
+	if err := s.selectRows(ctx, &rows, listEvents, failed, limit); err != nil {
 		return nil, edgeError("list events", err)
 	}
-	defer rows.Close()
 	var out []application.EventStatus
-	for rows.Next() {
-		e := application.EventStatus{Failed: failed}
-		var next string
-		if err := s.scanEvent(rows, &e.Event, &next, &e.LastError); err != nil {
+	for _, row := range rows {
+		event, err := row.event()
+		if err != nil {
 			return nil, err
 		}
-		e.NextAt, _ = time.Parse(createdAtLayout, next)
+		e := application.EventStatus{Event: event, Failed: failed, LastError: row.LastError.String}
+		e.NextAt, _ = time.Parse(createdAtLayout, row.NextAt)
 		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, edgeError("list events", err)
 	}
 	return out, nil
 }
@@ -53,19 +53,28 @@ func (s *Store) Redeliver(ctx context.Context, now time.Time, ids []string) (int
 	return int(n), err
 }
 
+// outboxStats counts the outbox's events, scanned into an outboxStatsRow.
+const outboxStats = `
+SELECT count(*) FILTER (WHERE failed_at IS NULL) AS pending,
+       min(created_at) FILTER (WHERE failed_at IS NULL) AS oldest,
+       count(*) FILTER (WHERE failed_at IS NOT NULL) AS failed
+FROM webhook_events`
+
+type outboxStatsRow struct {
+	Pending int            `db:"pending"`
+	Oldest  sql.NullString `db:"oldest"`
+	Failed  int            `db:"failed"`
+}
+
 // OutboxStats reports the pending events, the oldest one's commit and the
 // failed events.
 func (s *Store) OutboxStats(ctx context.Context) (pending int, oldest time.Time, failed int, err error) {
-	var first *string
-	err = s.read.QueryRowContext(ctx, `
-SELECT count(*) FILTER (WHERE failed_at IS NULL), min(created_at) FILTER (WHERE failed_at IS NULL),
-       count(*) FILTER (WHERE failed_at IS NOT NULL)
-FROM webhook_events`).Scan(&pending, &first, &failed)
-	if err != nil {
+	var r outboxStatsRow
+	if err := s.get(ctx, &r, outboxStats); err != nil {
 		return 0, time.Time{}, 0, edgeError("outbox stats", err)
 	}
-	if first != nil {
-		oldest, _ = time.Parse(createdAtLayout, *first)
+	if r.Oldest.Valid {
+		oldest, _ = time.Parse(createdAtLayout, r.Oldest.String)
 	}
-	return pending, oldest, failed, nil
+	return r.Pending, oldest, r.Failed, nil
 }

@@ -23,19 +23,19 @@ func newMetrics(s *Store) *metrics {
 	return &metrics{
 		duration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:        "plantstore_store_batch_duration_seconds",
-			Help:        "Time to write and commit one batch of writes (creates and deletes).",
+			Help:        "Time to write and commit one batch of writes (creates, updates and deletes).",
 			ConstLabels: labels,
 			Buckets:     prometheus.ExponentialBuckets(0.0001, 2, 16), // 100µs to ~3s
 		}),
 		size: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:        "plantstore_store_batch_size",
-			Help:        "Writes (creates and deletes) committed together in one batch.",
+			Help:        "Writes (creates, updates and deletes) committed together in one batch.",
 			ConstLabels: labels,
 			Buckets:     prometheus.ExponentialBuckets(1, 2, 9), // 1 to 256
 		}),
 		queued: prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name:        "plantstore_store_queued_writes",
-			Help:        "Writes (creates and deletes) waiting to join a batch.",
+			Help:        "Writes (creates, updates and deletes) waiting to join a batch.",
 			ConstLabels: labels,
 		}, func() float64 { return float64(s.batcher.Queued()) }),
 		shed: prometheus.NewCounterFunc(prometheus.CounterOpts{

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"database/sql/driver"
 	"encoding/hex"
 	"errors"
@@ -15,22 +14,15 @@ import (
 	"github.com/plantstore/plantstore/application"
 )
 
+// announcePlant stores one event.
+var announcePlant = `INSERT INTO webhook_events (` + eventColumns.list() + `) VALUES (` + eventColumns.params() + `)`
+
 // announceOne writes the events of a stored plant, one per receiver, in the
-// transaction that stored it.
-func (s *Store) announceOne(ctx context.Context, announce *sqlx.Stmt, rec application.Record) error {
-	at := rec.CreatedAt.UTC().Format(createdAtLayout)
-	var tag *string
-	if t := rec.Plant.Tag(); t.IsSet() {
-		v := t.String()
-		tag = &v
-	}
-	var traceParent *string // NULL when the create was not traced
-	if rec.TraceParent != "" {
-		traceParent = &rec.TraceParent
-	}
-	for _, url := range s.receivers {
-		_, err := announce.ExecContext(ctx, newEventID(), url, int64(rec.Plant.ID()), rec.Plant.Name().String(), tag, at, at, at, traceParent)
-		if err != nil {
+// transaction that stored it. Each keeps item, the plant as its row keeps
+// it.
+func (s *Store) announceOne(ctx context.Context, announce *sqlx.NamedStmt, rec application.Record, item string) error {
+	for _, row := range eventRowsOf(rec, item, s.receivers) {
+		if _, err := announce.ExecContext(ctx, row); err != nil {
 			return edgeError("announce plant", err)
 		}
 	}
@@ -49,6 +41,14 @@ func stamp(t time.Time) string { return t.UTC().Format(createdAtLayout) }
 // Receivers are the URLs the store writes events for.
 func (s *Store) Receivers() []string { return slices.Clone(s.receivers) }
 
+// claimEvents claims url's due events, oldest first, and answers them as
+// they are once claimed. ?1 is the end of the claim, ?2 the claim, ?3 the
+// receiver, ?4 now and ?5 the limit.
+var claimEvents = `
+UPDATE webhook_events SET attempts = attempts + 1, next_at = ?1, claim = ?2
+WHERE id IN (SELECT id FROM webhook_events WHERE failed_at IS NULL AND url = ?3 AND next_at <= ?4 ORDER BY next_at LIMIT ?5)
+RETURNING ` + eventColumns.list()
+
 // ClaimDue claims at most limit of url's due events, oldest first, until
 // now+lease. The single writer makes claims exclusive.
 func (s *Store) ClaimDue(ctx context.Context, url string, now time.Time, lease time.Duration, limit int) ([]application.Event, error) {
@@ -57,22 +57,22 @@ func (s *Store) ClaimDue(ctx context.Context, url string, now time.Time, lease t
 	claim := hex.EncodeToString(b[:])
 	var events []application.Event
 	err := s.relaxed(ctx, func(conn *sqlx.Conn) error {
-		rows, err := conn.QueryContext(ctx, `
-UPDATE webhook_events SET attempts = attempts + 1, next_at = ?, claim = ?
-WHERE id IN (SELECT id FROM webhook_events WHERE failed_at IS NULL AND url = ? AND next_at <= ? ORDER BY next_at LIMIT ?)
-RETURNING id, url, plant_id, name, tag, created_at, retry_from, attempts - 1, trace_parent`,
-			stamp(now.Add(lease)), claim, url, stamp(now), limit)
+		rows, err := conn.QueryxContext(ctx, claimEvents, stamp(now.Add(lease)), claim, url, stamp(now), limit)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
-			e := application.Event{Claim: claim}
-			var traceParent sql.NullString
-			if err := s.scanEvent(rows, &e, &traceParent); err != nil {
+			var row eventRow
+			if err := rows.StructScan(&row); err != nil {
 				return err
 			}
-			e.TraceParent = traceParent.String
+			e, err := row.event()
+			if err != nil {
+				return err
+			}
+			e.Attempts-- // the claim counted this attempt already
+			e.Claim = claim
 			events = append(events, e)
 		}
 		return rows.Err()
@@ -81,27 +81,6 @@ RETURNING id, url, plant_id, name, tag, created_at, retry_from, attempts - 1, tr
 		return nil, edgeError("claim events", err)
 	}
 	return events, nil
-}
-
-// scanEvent reads id, url, plant_id, name, tag, created_at, retry_from and
-// attempts into e, and any further columns into more.
-func (s *Store) scanEvent(rows *sql.Rows, e *application.Event, more ...any) error {
-	var (
-		plantID            int64
-		name               string
-		tag                sql.NullString
-		created, retryFrom string
-	)
-	if err := rows.Scan(append([]any{&e.ID, &e.URL, &plantID, &name, &tag, &created, &retryFrom, &e.Attempts}, more...)...); err != nil {
-		return edgeError("read events", err)
-	}
-	var err error
-	if e.Plant, err = restore(plantID, name, tag); err != nil {
-		return err
-	}
-	e.CreatedAt, _ = time.Parse(createdAtLayout, created)
-	e.RetryFrom, _ = time.Parse(createdAtLayout, retryFrom)
-	return nil
 }
 
 // Settle records the outcomes of attempts in one transaction.

@@ -39,17 +39,20 @@ func TestSchemaRefusesBadRows(t *testing.T) {
 }
 
 // The queries of a page are range scans: the rowid without a tag, the
-// partial tag index with one; neither scans the table nor sorts its rows
-// (the only sort is of the page's own items, by group_concat).
+// partial tag index with one; none scans the table nor sorts its rows (the
+// only sort is of the page's own items, by the ORDER BY of group_concat).
+// So are the queries of a page rendered from its rows.
 func TestListQueriesUseTheirIndex(t *testing.T) {
 	s := newStore(t)
 	for query, want := range map[string]string{
-		listPlants:       "SEARCH plants USING INTEGER PRIMARY KEY (rowid>?)",
-		listTaggedPlants: "SEARCH plants USING INDEX plants_tag_id (tag=? AND id>?)",
+		listPlants:           "SEARCH plants USING INTEGER PRIMARY KEY (rowid>?)",
+		listTaggedPlants:     "SEARCH plants USING INDEX plants_tag_id (tag=? AND id>?)",
+		listPlantRows:        "SEARCH plants USING INTEGER PRIMARY KEY (rowid>?)",
+		listTaggedPlantsRows: "SEARCH plants USING INDEX plants_tag_id (tag=? AND id>?)",
 	} {
 		var plan []string
 		args := []any{10, 0}
-		if query == listTaggedPlants {
+		if query == listTaggedPlants || query == listTaggedPlantsRows {
 			args = append(args, "x")
 		}
 		rows, err := s.read.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+query, args...)

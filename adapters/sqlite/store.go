@@ -39,6 +39,7 @@ type Store struct {
 	// needs them (the table may not exist at Open). Only the single writer
 	// goroutine touches them until Close.
 	stmts statements
+	reads readStatements // the read pool's
 
 	metrics   *metrics
 	receivers []string
@@ -125,7 +126,7 @@ func (s *Store) Close() error {
 		if s.stmts != nil {
 			errs = append(errs, s.stmts.close())
 		}
-		errs = append(errs, s.read.Close(), s.write.Close())
+		errs = append(errs, s.reads.close(), s.read.Close(), s.write.Close())
 		if err := errors.Join(errs...); err != nil {
 			s.closeErr = fmt.Errorf("sqlite: close: %v", err)
 		}

@@ -24,12 +24,13 @@ type write struct {
 	kind *writeKind
 	id   domain.ID          // the plant it writes
 	rec  application.Record // a create's record
-	arg  any                // what a write of another kind carries, read by its kind
+	row  plantRow           // a create's row, rendered before it joins the batch, off the single writer
+	arg  any                // what a write of another kind carries, read by its kind: an update's function, a check
 }
 
 // createWrite is the create of rec.
 func createWrite(rec application.Record) write {
-	return write{kind: &createKind, id: rec.Plant.ID(), rec: rec}
+	return write{kind: &createKind, id: rec.Plant.ID(), rec: rec, row: rowOf(rec)}
 }
 
 // deleteWrite is the delete of the plant stored under id.
@@ -38,14 +39,19 @@ func deleteWrite(id domain.ID) write { return write{kind: &deleteKind, id: id} }
 // writeOutcome is what the batch answers one write.
 type writeOutcome struct {
 	// stored is the plant stored under the id once the write ran: what a
-	// create stored or met, what a change stored or met.
+	// create stored or met, what an update stored or met; the plant a
+	// conditional delete removed.
 	stored domain.Plant
-	// done says that this write took effect: a create inserted, a delete
-	// removed a plant.
+	// done says that this write took effect: a create inserted, an update
+	// wrote, a delete removed a plant.
 	done bool
 	// absent says that no plant was stored under the id for a write that
 	// needs one.
 	absent bool
+	// refused is the write's own answer when it wrote nothing for it: the
+	// error of an update or a check, handed back as it is. The rest of the
+	// batch goes on.
+	refused error
 }
 
 // InsertIfAbsent stores rec unless a plant with its id exists, and returns
@@ -92,10 +98,12 @@ var (
 // flush writes one batch in one transaction. Writes are applied in order,
 // so a write to an id sees every earlier write to it in the same batch: a
 // create after a delete stores anew, a second create meets the first one's
-// row, a second delete finds nothing.
+// row, an update reads what the update before it wrote, a second delete
+// finds nothing.
 // A constraint failure aborts only its own statement (SQLite's default ABORT
 // resolution keeps the transaction and the earlier rows), so a bad row fails
-// alone and needs no savepoint. Any other failure fails the whole batch.
+// alone and needs no savepoint; so does an update or a check that refuses,
+// having written nothing. Any other failure fails the whole batch.
 func (s *Store) flush(ctx context.Context, batch []write) []groupcommit.Result[writeOutcome] {
 	if s.beforeFlush != nil {
 		s.beforeFlush()
@@ -134,18 +142,18 @@ func (s *Store) commit(ctx context.Context, batch []write, results []groupcommit
 		return edgeError("begin", err)
 	}
 	defer func() { _ = tx.Rollback() }() // after Commit it only reports ErrTxDone
-	btx := &batchTx{ctx: ctx, tx: tx, store: s, borrowed: make(map[string]*sqlx.Stmt, 4)}
+	btx := &batchTx{ctx: ctx, tx: tx, store: s, borrowed: make(map[string]*sqlx.NamedStmt, 4)}
 
 	for i, w := range batch {
 		out, err := w.kind.apply(btx, w)
-		if err != nil {
-			if rowFault(err) {
-				results[i].Err = err
-				continue
-			}
+		switch {
+		case err == nil:
+			results[i] = groupcommit.Result[writeOutcome]{Value: out, Err: out.refused}
+		case rowFault(err):
+			results[i].Err = err
+		default:
 			return err
 		}
-		results[i].Value = out
 	}
 	if err := tx.Commit(); err != nil {
 		return edgeError("commit", err)

@@ -7,17 +7,22 @@ import (
 	"fmt"
 
 	"github.com/jmoiron/sqlx"
+
+	"github.com/plantstore/plantstore/domain"
 )
 
 // writeKind is one kind of write: how it is applied inside a batch's
 // transaction. The batch applies its writes one after the other, so a write
 // sees every earlier write of the batch: adding a kind of write is adding
-// one writeKind, and nothing of the batching.
+// one writeKind, and nothing of the batching. A new write of one plant needs
+// no kind at all: it is an update (UpdatePlant).
 type writeKind struct {
 	// statements are the statements apply runs, prepared before the batch's
 	// transaction begins (the write connection is the transaction's then).
 	statements []string
-	// apply applies w in tx and answers it.
+	// apply applies w in tx and answers it. An error fails the whole batch,
+	// but a row fault (rowError), which fails w alone; an error that is w's
+	// own answer and wrote nothing goes in the outcome's refused.
 	apply func(tx *batchTx, w write) (writeOutcome, error)
 }
 
@@ -28,26 +33,22 @@ var createKind = writeKind{statements: []string{insertPlant, loadPlant, announce
 // deleteKind removes a plant.
 var deleteKind = writeKind{statements: []string{deletePlant}, apply: deleteOne}
 
-const (
-	insertPlant = `INSERT INTO plants (id, name, tag, created_by, created_at) VALUES (?, ?, ?, ?, ?)
-		 ON CONFLICT (id) DO NOTHING`
-	loadPlant     = `SELECT name, tag FROM plants WHERE id = ?`
-	deletePlant   = `DELETE FROM plants WHERE id = ?`
-	announcePlant = `INSERT INTO webhook_events (id, url, plant_id, name, tag, created_at, retry_from, next_at, trace_parent)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+// The statements on one plant, their column lists taken from plantRow and
+// their arguments bound from one by name. A write of the plant after its
+// create reads and sets its state alone.
+var (
+	insertPlant = `INSERT INTO plants (` + plantColumns.list() + `) VALUES (` + plantColumns.params() + `)
+		ON CONFLICT (id) DO NOTHING`
+	loadPlant   = `SELECT ` + stateColumns.list() + ` FROM plants WHERE id = :id`
+	updatePlant = `UPDATE plants SET ` + stateColumns.assignments("id") + ` WHERE id = :id`
+	deletePlant = `DELETE FROM plants WHERE id = :id`
 )
 
 // insertOne inserts w's record unless its id exists, and otherwise reads the
 // row that is stored.
 func insertOne(tx *batchTx, w write) (writeOutcome, error) {
 	p := w.rec.Plant
-	var tag *string
-	if p.Tag().IsSet() {
-		t := p.Tag().String()
-		tag = &t
-	}
-	res, err := tx.stmt(insertPlant).ExecContext(tx.ctx, int64(p.ID()), p.Name().String(), tag,
-		w.rec.CreatedBy, w.rec.CreatedAt.UTC().Format(createdAtLayout))
+	res, err := tx.stmt(insertPlant).ExecContext(tx.ctx, w.row)
 	if err != nil {
 		return writeOutcome{}, edgeError(fmt.Sprintf("insert plant %d", p.ID()), err)
 	}
@@ -55,26 +56,23 @@ func insertOne(tx *batchTx, w write) (writeOutcome, error) {
 		return writeOutcome{}, edgeError("insert", err)
 	} else if n == 1 {
 		if len(tx.store.receivers) > 0 {
-			if err := tx.store.announceOne(tx.ctx, tx.stmt(announcePlant), w.rec); err != nil {
+			if err := tx.store.announceOne(tx.ctx, tx.stmt(announcePlant), w.rec, w.row.Item.String); err != nil {
 				return writeOutcome{}, err
 			}
 			tx.announced = true
 		}
 		return writeOutcome{stored: p, done: true}, nil
 	}
-
-	var row struct {
-		Name string         `db:"name"`
-		Tag  sql.NullString `db:"tag"`
-	}
-	if err := tx.stmt(loadPlant).GetContext(tx.ctx, &row, int64(p.ID())); errors.Is(err, sql.ErrNoRows) {
+	state, found, err := loadState(tx, p.ID())
+	switch {
+	case err != nil:
+		return writeOutcome{}, err
+	case !found:
 		// Only the id can conflict, so this cannot happen; if it does, it
 		// concerns this create alone.
 		return writeOutcome{}, &rowError{msg: fmt.Sprintf("sqlite: plant %d neither inserted nor found", p.ID())}
-	} else if err != nil {
-		return writeOutcome{}, edgeError(fmt.Sprintf("load plant %d", p.ID()), err)
 	}
-	stored, err := restore(int64(p.ID()), row.Name, row.Tag)
+	stored, err := state.plant()
 	if err != nil {
 		return writeOutcome{}, err
 	}
@@ -83,7 +81,7 @@ func insertOne(tx *batchTx, w write) (writeOutcome, error) {
 
 // deleteOne removes the plant stored under w's id, if any.
 func deleteOne(tx *batchTx, w write) (writeOutcome, error) {
-	res, err := tx.stmt(deletePlant).ExecContext(tx.ctx, int64(w.id))
+	res, err := tx.stmt(deletePlant).ExecContext(tx.ctx, plantState{ID: int64(w.id)})
 	if err != nil {
 		return writeOutcome{}, edgeError(fmt.Sprintf("delete plant %d", w.id), err)
 	}
@@ -94,11 +92,23 @@ func deleteOne(tx *batchTx, w write) (writeOutcome, error) {
 	return writeOutcome{done: n == 1}, nil
 }
 
+// loadState reads the state of the plant stored under id inside the
+// batch's transaction, for the kinds whose write depends on what is stored.
+func loadState(tx *batchTx, id domain.ID) (state plantState, found bool, err error) {
+	if err := tx.stmt(loadPlant).GetContext(tx.ctx, &state, plantState{ID: int64(id)}); errors.Is(err, sql.ErrNoRows) {
+		return plantState{}, false, nil
+	} else if err != nil {
+		return plantState{}, false, edgeError(fmt.Sprintf("load plant %d", id), err)
+	}
+	return state, true, nil
+}
+
 // statements are prepared on the write connection, by their text, the
 // first time a batch needs them; each transaction borrows them through
-// tx.Stmtx without preparing again. Only the single writer goroutine
-// touches them until Close.
-type statements map[string]*sqlx.Stmt
+// tx.NamedStmtContext without preparing again. Only the single writer
+// goroutine touches them until Close. Each is a named statement, whose
+// arguments sqlx binds from a row shape by its db tags.
+type statements map[string]*sqlx.NamedStmt
 
 // prepare prepares the statements of kind that are not prepared yet.
 func (st statements) prepare(ctx context.Context, db *sqlx.DB, kind *writeKind) error {
@@ -106,7 +116,7 @@ func (st statements) prepare(ctx context.Context, db *sqlx.DB, kind *writeKind) 
 		if st[text] != nil {
 			continue
 		}
-		stmt, err := db.PreparexContext(ctx, text)
+		stmt, err := db.PrepareNamedContext(ctx, text)
 		if err != nil {
 			return edgeError("prepare statement", err)
 		}
@@ -128,16 +138,16 @@ type batchTx struct {
 	ctx       context.Context
 	tx        *sqlx.Tx
 	store     *Store
-	borrowed  map[string]*sqlx.Stmt
+	borrowed  map[string]*sqlx.NamedStmt
 	announced bool // an event was stored
 }
 
 // stmt returns the statement of text, which the kind of the write that
 // runs it lists, bound to the transaction on first use.
-func (b *batchTx) stmt(text string) *sqlx.Stmt {
+func (b *batchTx) stmt(text string) *sqlx.NamedStmt {
 	stmt := b.borrowed[text]
 	if stmt == nil {
-		stmt = b.tx.StmtxContext(b.ctx, b.store.stmts[text])
+		stmt = b.tx.NamedStmtContext(b.ctx, b.store.stmts[text])
 		b.borrowed[text] = stmt
 	}
 	return stmt

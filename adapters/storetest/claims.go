@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/application"
 )
 
@@ -168,7 +169,7 @@ func claimsEventsCommittedTogetherAPieceAtATime(t *testing.T, h Harness) {
 				if _, dup := claimed[e.ID]; dup {
 					t.Fatalf("event %s claimed twice", e.ID)
 				}
-				if e.Claim == "" || e.Attempts != 0 || !e.RetryFrom.Equal(e.CreatedAt) || e.Plant != plant(t, int64(e.Plant.ID()), "Fern", nil) {
+				if e.Claim == "" || e.Attempts != 0 || !e.RetryFrom.Equal(e.CreatedAt) || string(e.Item) != string(plantjson.AppendItem(nil, plant(t, int64(e.PlantID), "Fern", nil))) {
 					t.Errorf("claimed %+v", e)
 				}
 				claimed[e.ID] = e

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 
@@ -109,20 +110,36 @@ func mustDelete(t *testing.T, s Store, id domain.ID, want bool) {
 	}
 }
 
+// deleteIf is the check a conditional delete is: the stored plant must be
+// expect, else ErrPreconditionFailed. saw, when not nil, is set to the
+// plant the check last saw.
+func deleteIf(expect domain.Plant, saw *domain.Plant) application.Check {
+	return func(stored domain.Plant) error {
+		if saw != nil {
+			*saw = stored
+		}
+		if stored != expect {
+			return application.ErrPreconditionFailed
+		}
+		return nil
+	}
+}
+
 func deletesOnlyTheExpectedPlant(t *testing.T, h Harness) {
 	s := h.Open(t)
 	p := plant(t, 130, "Begonia", tag("shade"))
 	other := plant(t, 130, "Begonia", nil)
 	mustInsert(t, s, p)
-	stored, found, deleted, err := s.DeletePlantIf(context.Background(), 130, other)
-	if err != nil || !found || deleted || stored != p {
-		t.Fatalf("DeletePlantIf(another plant) = %s, %v, %v, %v; want the stored plant, kept", describe(stored), found, deleted, err)
+	var saw domain.Plant
+	if _, err := s.DeletePlantIf(context.Background(), 130, deleteIf(other, &saw)); !errors.Is(err, application.ErrPreconditionFailed) || saw != p {
+		t.Fatalf("DeletePlantIf(another plant) saw %s, %v; want the stored plant, kept", describe(saw), err)
 	}
-	if _, found, deleted, err := s.DeletePlantIf(context.Background(), 130, p); err != nil || !found || !deleted {
-		t.Fatalf("DeletePlantIf(the stored plant) = %v, %v, %v; want deleted", found, deleted, err)
+	if deleted, err := s.DeletePlantIf(context.Background(), 130, deleteIf(p, nil)); err != nil || deleted != p {
+		t.Fatalf("DeletePlantIf(the stored plant) = %s, %v; want it deleted", describe(deleted), err)
 	}
-	if _, found, deleted, err := s.DeletePlantIf(context.Background(), 130, p); err != nil || found || deleted {
-		t.Fatalf("DeletePlantIf(a deleted plant) = %v, %v, %v; want not found", found, deleted, err)
+	var nf *domain.NotFoundError
+	if _, err := s.DeletePlantIf(context.Background(), 130, deleteIf(p, nil)); !errors.As(err, &nf) {
+		t.Fatalf("DeletePlantIf(a deleted plant) = %v; want not found", err)
 	}
 	mustDelete(t, s, 130, false)
 }
@@ -141,7 +158,7 @@ func oneWinnerAmongDeletesAndChangesExpectingOnePlant(t *testing.T, h Harness) {
 	mustInsert(t, s, original)
 	const callers = 32
 	type answer struct {
-		stored        domain.Plant
+		saw           domain.Plant
 		found, didIt  bool
 		deleteNotEdit bool
 	}
@@ -155,18 +172,22 @@ func oneWinnerAmongDeletesAndChangesExpectingOnePlant(t *testing.T, h Harness) {
 			if i%2 == 1 {
 				store = other
 			}
-			var a answer
+			a := answer{found: true}
 			var err error
 			if i%4 < 2 {
 				a.deleteNotEdit = true
-				a.stored, a.found, a.didIt, err = store.DeletePlantIf(context.Background(), 131, original)
+				_, err = store.DeletePlantIf(context.Background(), 131, deleteIf(original, &a.saw))
 			} else {
 				name := plant(t, 131, "Changed", nil).Name()
-				var res application.Changed
-				res, err = store.ChangePlant(context.Background(), 131, application.PlantChange{Name: &name}, &original)
-				a.stored, a.found, a.didIt = res.Plant, res.Found, res.Applied
+				_, err = store.UpdatePlant(context.Background(), 131, changeIf(application.PlantChange{Name: &name}, &original, &a.saw))
 			}
-			if err != nil {
+			var nf *domain.NotFoundError
+			switch {
+			case err == nil:
+				a.didIt = true
+			case errors.As(err, &nf):
+				a.found = false
+			case !errors.Is(err, application.ErrPreconditionFailed):
 				t.Errorf("caller %d: %v", i, err)
 			}
 			answers[i] = a
@@ -191,7 +212,7 @@ func oneWinnerAmongDeletesAndChangesExpectingOnePlant(t *testing.T, h Harness) {
 		t.Fatalf("after the race the store holds %s, %v, %v; the winner was a delete: %v", describe(stored), found, err, winner.deleteNotEdit)
 	}
 	for i, a := range answers {
-		if !a.didIt && (a.found != found || (found && a.stored != stored)) {
+		if !a.didIt && (a.found != found || (found && a.saw != stored)) {
 			t.Errorf("caller %d answered %+v; want what the winner left", i, a)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
@@ -55,8 +56,8 @@ func announcesEveryStoredPlantToEveryReceiver(t *testing.T, h Harness) {
 	for _, p := range stored {
 		var urls []string
 		for _, e := range events {
-			if e.Plant.ID() == p.ID() {
-				if e.Plant != p || e.Attempts != 0 || e.CreatedAt.IsZero() || !e.RetryFrom.Equal(e.CreatedAt) || ids[e.ID] {
+			if e.PlantID == p.ID() {
+				if string(e.Item) != string(plantjson.AppendItem(nil, p)) || e.Attempts != 0 || e.CreatedAt.IsZero() || !e.RetryFrom.Equal(e.CreatedAt) || ids[e.ID] {
 					t.Errorf("event %+v for %s", e, describe(p))
 				}
 				ids[e.ID] = true

@@ -16,7 +16,7 @@ type Store interface {
 	application.PlantDeleter
 	application.PlantLister
 	application.PlantFinder
-	application.PlantChanger
+	application.PlantUpdater
 }
 
 // OutboxStore is a store with its outbox of new-plant events.
@@ -70,6 +70,8 @@ func Run(t *testing.T, h Harness) {
 		{"ListsNothingFromAnEmptyStore", listsNothingFromAnEmptyStore},
 		{"WalksEveryStablePlantOnceWhileOthersChange", walksEveryStablePlantOnceWhileOthersChange},
 		{"ChangesAStoredPlant", changesAStoredPlant},
+		{"RefusesWhatAnUpdateRefuses", refusesWhatAnUpdateRefuses},
+		{"AppliesEveryUpdateOnceInOrder", appliesEveryUpdateOnceInOrder},
 		{"KeepsTheOrderOfChangesCreatesAndDeletes", keepsTheOrderOfChangesCreatesAndDeletes},
 		{"OneWinnerAmongChangesExpectingOnePlant", oneWinnerAmongChangesExpectingOnePlant},
 		{"DeletesOnlyTheExpectedPlant", deletesOnlyTheExpectedPlant},

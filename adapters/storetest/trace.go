@@ -68,8 +68,8 @@ func claimTraceParents(t *testing.T, s OutboxStore, url string, now time.Time, w
 		t.Fatalf("claimed %d events of %s; want %d", len(events), url, len(want))
 	}
 	for _, e := range events {
-		if tp := want[e.Plant.ID()]; e.TraceParent != tp {
-			t.Errorf("event of plant %d to %s has traceparent %q; want %q", e.Plant.ID(), url, e.TraceParent, tp)
+		if tp := want[e.PlantID]; e.TraceParent != tp {
+			t.Errorf("event of plant %d to %s has traceparent %q; want %q", e.PlantID, url, e.TraceParent, tp)
 		}
 	}
 	return events

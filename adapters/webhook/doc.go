@@ -14,7 +14,8 @@
 // keyed with the secret's bytes). The Standard Webhooks Go library signs
 // and compares signatures; this package parses the secret strictly before
 // the library sees it, and keeps its own rules on the timestamp. The body is
-// adapters/internal/plantjson's, the HTTP API's own transport type.
+// the event's Item, which the store kept as adapters/internal/plantjson, the
+// HTTP API's own transport type, rendered it when the event was committed.
 //
 // An attempt is delivered when the receiver answers 2xx within the timeout.
 // Anything else is an *application.DeliveryError whose Outcome is "status"

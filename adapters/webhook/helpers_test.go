@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
@@ -54,7 +55,12 @@ func newSender(t testing.TB, cfg Config) *Sender {
 }
 
 func event(t testing.TB, url string) application.Event {
-	return application.Event{ID: "evt_1_0", URL: url, Plant: mustPlant(t, 7, "Fern", ptr("green"))}
+	return eventOf("evt_1_0", url, mustPlant(t, 7, "Fern", ptr("green")))
+}
+
+// eventOf is the event id to url about p, rendered as a store keeps it.
+func eventOf(id, url string, p domain.Plant) application.Event {
+	return application.Event{ID: id, URL: url, PlantID: p.ID(), Item: plantjson.AppendItem(nil, p)}
 }
 
 // received is one request as a receiver saw it.

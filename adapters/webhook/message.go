@@ -2,9 +2,6 @@ package webhook
 
 import (
 	"time"
-
-	"github.com/plantstore/plantstore/adapters/internal/plantjson"
-	"github.com/plantstore/plantstore/domain"
 )
 
 // The Standard Webhooks headers, in Go's canonical form so that Header.Get
@@ -24,16 +21,4 @@ func Sign(secret Secret, id string, timestamp time.Time, body []byte) string {
 	// The library's Sign never fails: its error is always nil.
 	sig, _ := secret.k.webhook().Sign(id, timestamp, body)
 	return sig
-}
-
-// appendPlant appends the event body: the plant as reads answer it (id,
-// name, and tag only when it is set), its text exactly as stored, through
-// the API's own transport type: a receiver gets the bytes a read of the
-// plant would give.
-func appendPlant(buf []byte, p domain.Plant) []byte { return plantjson.AppendItem(buf, p) }
-
-// bodySize is room for a plant's body with a little escaping, so that
-// appendPlant rarely grows its buffer.
-func bodySize(p domain.Plant) int {
-	return 48 + len(p.Name().String()) + len(p.Tag().String())
 }

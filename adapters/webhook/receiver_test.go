@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/domain"
 )
 
 // listener is a receiver built by NewReceiver that keeps what it delivers.
@@ -34,10 +35,8 @@ func newListener(t *testing.T) *listener {
 
 func TestReceiverTakesWhatTheSenderSends(t *testing.T) {
 	l := newListener(t)
-	plants := []application.Event{
-		{ID: "evt_1", URL: l.URL, Plant: mustPlant(t, 7, `Fern "Boston" \ 🌿`, ptr("green"))},
-		{ID: "evt_2", URL: l.URL, Plant: mustPlant(t, -8, "Moss", nil)},
-	}
+	sent := []domain.Plant{mustPlant(t, 7, `Fern "Boston" \ 🌿`, ptr("green")), mustPlant(t, -8, "Moss", nil)}
+	plants := []application.Event{eventOf("evt_1", l.URL, sent[0]), eventOf("evt_2", l.URL, sent[1])}
 	s := newSender(t, Config{})
 	for _, e := range plants {
 		if err := s.Send(context.Background(), e); err != nil {
@@ -48,7 +47,7 @@ func TestReceiverTakesWhatTheSenderSends(t *testing.T) {
 		t.Fatalf("delivered %d, want %d", len(l.got), len(plants))
 	}
 	for i, d := range l.got {
-		if d.ID != plants[i].ID || d.Plant != plants[i].Plant || time.Since(d.Sent) > time.Minute {
+		if d.ID != plants[i].ID || d.Plant != sent[i] || time.Since(d.Sent) > time.Minute {
 			t.Errorf("delivery %d = %+v, want the plant of %s", i, d, plants[i].ID)
 		}
 	}

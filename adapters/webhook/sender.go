@@ -146,7 +146,7 @@ func (s *Sender) send(ctx context.Context, e application.Event, now time.Time) *
 	if e.ID == "" {
 		return failure(outcomeError, 0, "the event has no id")
 	}
-	body := appendPlant(make([]byte, 0, bodySize(e.Plant)), e.Plant)
+	body := e.Item
 
 	stamp := strconv.FormatInt(now.Unix(), 10)
 	signature := Sign(s.secret, e.ID, now, body)

@@ -14,7 +14,6 @@ import (
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
 
@@ -37,7 +36,7 @@ func TestSendDeliversASignedPlant(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rc := newReceiver(t, nil)
-			e := application.Event{ID: "evt_42_" + tt.name, URL: rc.URL + "/hooks/plants?x=1", Plant: tt.plant}
+			e := eventOf("evt_42_"+tt.name, rc.URL+"/hooks/plants?x=1", tt.plant)
 			before := time.Now().Unix()
 			if err := newSender(t, Config{}).Send(context.Background(), e); err != nil {
 				t.Fatalf("Send: %v", err)

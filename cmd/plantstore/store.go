@@ -94,7 +94,7 @@ var storePorts = []fx.Annotation{
 	fx.As(new(application.PlantFinder)),
 	fx.As(new(application.PlantLister)),
 	fx.As(new(application.PlantDeleter)),
-	fx.As(new(application.PlantChanger)),
+	fx.As(new(application.PlantUpdater)),
 	fx.As(new(application.EventSource)),
 	fx.As(new(application.EventLog)),
 	fx.As(new(webhook.OutboxStats)),

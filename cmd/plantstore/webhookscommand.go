@@ -105,7 +105,7 @@ func printEvents(w io.Writer, events []application.EventStatus) {
 		if e.Failed {
 			next = "failed"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%s\t%s\n", e.ID, e.Plant.ID(), e.URL, e.CreatedAt.UTC().Format(time.RFC3339),
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%s\t%s\n", e.ID, e.PlantID, e.URL, e.CreatedAt.UTC().Format(time.RFC3339),
 			e.Attempts, next, e.LastError)
 	}
 	_ = tw.Flush()

@@ -59,21 +59,35 @@ const sqliteTime = "2006-01-02T15:04:05.000000000Z"
 // PostgreSQL's service writes new events packed, one row per committed
 // batch; packedOutboxSQL writes them so, 32 to a row (a batch of creates
 // under load), where the schema has packed rows.
-var fillOutboxSQL = map[string]string{
-	"postgres": `INSERT INTO webhook_events (id, url, plant_id, name, tag, created_at, retry_from, next_at)
+// Where events keep their plant's item, instead of its name and tag, the
+// statements are the second of each pair: the item is what the service
+// renders for the plant, whose id stands at the mark.
+var fillOutboxSQL = map[string][2]string{
+	"postgres": {`INSERT INTO webhook_events (id, url, plant_id, name, tag, created_at, retry_from, next_at)
 SELECT 'msg_' || n, $1, n, 'Monstera deliciosa', 'indoor', now(), now(), now()
-FROM generate_series(1, $2::bigint) AS n`,
-	"sqlite": `INSERT INTO webhook_events (id, url, plant_id, name, tag, created_at, retry_from, next_at)
+FROM generate_series(1, $2::bigint) AS n`, `INSERT INTO webhook_events (id, url, plant_id, item, created_at, retry_from, next_at)
+SELECT 'msg_' || n, $1, n, ` + eventItem + `, now(), now(), now()
+FROM generate_series(1, $2::bigint) AS n`},
+	"sqlite": {`INSERT INTO webhook_events (id, url, plant_id, name, tag, created_at, retry_from, next_at)
 WITH RECURSIVE ids(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM ids WHERE n < ?2)
-SELECT 'msg_' || n, ?1, n, 'Monstera deliciosa', 'indoor', ?3, ?3, ?3 FROM ids`,
+SELECT 'msg_' || n, ?1, n, 'Monstera deliciosa', 'indoor', ?3, ?3, ?3 FROM ids`, `INSERT INTO webhook_events (id, url, plant_id, item, created_at, retry_from, next_at)
+WITH RECURSIVE ids(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM ids WHERE n < ?2)
+SELECT 'msg_' || n, ?1, n, ` + eventItem + `, ?3, ?3, ?3 FROM ids`},
 }
 
-const packedOutboxSQL = `INSERT INTO webhook_event_batches (url, created_at, event_ids, plant_ids, names, tags)
+var packedOutboxSQL = [2]string{`INSERT INTO webhook_event_batches (url, created_at, event_ids, plant_ids, names, tags)
 SELECT $1, now(), array_agg('msg_' || n ORDER BY n), array_agg(n ORDER BY n),
        array_agg('Monstera deliciosa'::text), array_agg('indoor'::text)
 FROM generate_series(1, $2::bigint) AS n
 GROUP BY (n - 1) / 32
-ORDER BY min(n)`
+ORDER BY min(n)`, `INSERT INTO webhook_event_batches (url, created_at, event_ids, plant_ids, items)
+SELECT $1, now(), array_agg('msg_' || n ORDER BY n), array_agg(n ORDER BY n), array_agg(` + eventItem + ` ORDER BY n)
+FROM generate_series(1, $2::bigint) AS n
+GROUP BY (n - 1) / 32
+ORDER BY min(n)`}
+
+// eventItem is an event's item, as preloadItem is a plant's.
+const eventItem = `'{"id":' || n || ',"name":"Monstera deliciosa","tag":"indoor"}'`
 
 // packed reports whether the PostgreSQL schema has packed outbox rows: a
 // build given with -bin may predate them.
@@ -86,7 +100,15 @@ func (s *store) packed(ctx context.Context) (bool, error) {
 // fillOutbox stores n due events for url, then has PostgreSQL vacuum and
 // analyse the tables, as after the plants' preload.
 func (s *store) fillOutbox(ctx context.Context, url string, n int) error {
-	q, args := fillOutboxSQL[s.kind], []any{url, n}
+	items, err := s.hasColumn(ctx, "webhook_events", "item")
+	if err != nil {
+		return err
+	}
+	form := 0
+	if items {
+		form = 1
+	}
+	q, args := fillOutboxSQL[s.kind][form], []any{url, n}
 	if s.kind == "sqlite" {
 		args = append(args, time.Now().UTC().Format(sqliteTime))
 	}
@@ -96,7 +118,7 @@ func (s *store) fillOutbox(ctx context.Context, url string, n int) error {
 			return fmt.Errorf("fill the outbox of %s: %w", s.kind, err)
 		}
 		if packed {
-			q = packedOutboxSQL
+			q = packedOutboxSQL[form]
 		}
 	}
 	if _, err := s.db.ExecContext(ctx, q, args...); err != nil {

@@ -67,9 +67,9 @@ func TestFillOutboxMakesDueEventsForEachStore(t *testing.T) {
 			}
 			var ids, plants []string
 			for _, e := range events {
-				ids, plants = append(ids, e.ID), append(plants, fmt.Sprint(e.Plant.ID()))
-				if e.URL != url || e.Plant.Name().String() != "Monstera deliciosa" || time.Since(e.CreatedAt) > time.Minute {
-					t.Fatalf("event %s: url %s, plant %q, created %v", e.ID, e.URL, e.Plant.Name(), e.CreatedAt)
+				ids, plants = append(ids, e.ID), append(plants, fmt.Sprint(e.PlantID))
+				if want := fmt.Sprintf(`{"id":%d,"name":"Monstera deliciosa","tag":"indoor"}`, e.PlantID); e.URL != url || string(e.Item) != want || time.Since(e.CreatedAt) > time.Minute {
+					t.Fatalf("event %s: url %s, plant %s, created %v", e.ID, e.URL, e.Item, e.CreatedAt)
 				}
 			}
 			slices.Sort(ids)

@@ -91,15 +91,30 @@ func (s *store) checkpoint(ctx context.Context) error {
 	return err
 }
 
+// preloadItem is the item the service renders for a preloaded plant, whose
+// id stands at the mark: every preloaded plant has the same name and tag,
+// so its item is this text around its id.
+const preloadItem = `'{"id":' || id || ',"name":"Monstera deliciosa","tag":"indoor"}'`
+
 // load stores plants with the ids [from, to), in id order and in batches of
 // a transaction each, then has PostgreSQL vacuum and analyse the table.
+// Where plants keep their items, each gets the one the service would have
+// written, so that lists aggregate stored items as they do in service.
 func (s *store) load(ctx context.Context, from, to int64) error {
-	q := `INSERT INTO plants (id, name, tag, created_by, created_at)
-SELECT id, 'Monstera deliciosa', 'indoor', 'preload', now() FROM generate_series($1::bigint, $2::bigint) AS id`
+	items, err := s.hasColumn(ctx, "plants", "item")
+	if err != nil {
+		return err
+	}
+	cols, item := "id, name, tag, created_by, created_at", ""
+	if items {
+		cols, item = cols+", item", ", "+preloadItem
+	}
+	q := `INSERT INTO plants (` + cols + `)
+SELECT id, 'Monstera deliciosa', 'indoor', 'preload', now()` + item + ` FROM generate_series($1::bigint, $2::bigint) AS id`
 	if s.kind == "sqlite" {
-		q = `INSERT INTO plants (id, name, tag, created_by, created_at)
+		q = `INSERT INTO plants (` + cols + `)
 WITH RECURSIVE ids(id) AS (SELECT ? UNION ALL SELECT id + 1 FROM ids WHERE id < ?)
-SELECT id, 'Monstera deliciosa', 'indoor', 'preload', strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM ids`
+SELECT id, 'Monstera deliciosa', 'indoor', 'preload', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` + item + ` FROM ids`
 	}
 	const batch = 200_000
 	for lo := from; lo < to; lo += batch {
@@ -113,4 +128,18 @@ SELECT id, 'Monstera deliciosa', 'indoor', 'preload', strftime('%Y-%m-%dT%H:%M:%
 		}
 	}
 	return nil
+}
+
+// hasColumn reports whether table has column: the schema of a build given
+// with -bin may predate it.
+func (s *store) hasColumn(ctx context.Context, table, column string) (bool, error) {
+	q := `SELECT count(*) FROM information_schema.columns WHERE table_name = $1 AND column_name = $2 AND table_schema = current_schema()`
+	if s.kind == "sqlite" {
+		q = `SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2`
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, q, table, column).Scan(&n); err != nil {
+		return false, fmt.Errorf("columns of %s in %s: %w", table, s.kind, err)
+	}
+	return n > 0, nil
 }

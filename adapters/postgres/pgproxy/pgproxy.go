@@ -24,6 +24,7 @@ type Proxy struct {
 	mu     sync.Mutex
 	healed chan struct{} // closed while the link works; replaced by Stall
 	delay  time.Duration
+	cut    bool // the next answer is lost: see CutNextAnswer
 	conns  map[net.Conn]struct{}
 	closed bool
 	wg     sync.WaitGroup
@@ -76,6 +77,25 @@ func (p *Proxy) Delay(d time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.delay = d
+}
+
+// CutNextAnswer loses the next answer the server sends: the connection it
+// was for is closed instead, on both sides, as a crash of the link after
+// the request went through would. The server has run whatever it answered.
+func (p *Proxy) CutNextAnswer() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut = true
+}
+
+// cutting reports whether the answer at hand is the one to lose, and
+// disarms the cut.
+func (p *Proxy) cutting() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cut := p.cut
+	p.cut = false
+	return cut
 }
 
 // Heal ends a stall or a delay: the bytes held go through.
@@ -180,7 +200,7 @@ func (p *Proxy) serve(client net.Conn) {
 	}
 	defer p.untrack(server)
 	done := make(chan struct{}, 2)
-	pipe := func(dst, src net.Conn) {
+	pipe := func(dst, src net.Conn, answers bool) {
 		defer func() { done <- struct{}{} }()
 		buf := make([]byte, 32<<10)
 		for {
@@ -188,6 +208,9 @@ func (p *Proxy) serve(client net.Conn) {
 			if n > 0 {
 				if d := p.gate(); d > 0 {
 					time.Sleep(d)
+				}
+				if answers && p.cutting() {
+					return // serve closes both sides
 				}
 				if _, werr := dst.Write(buf[:n]); werr != nil {
 					return
@@ -198,8 +221,8 @@ func (p *Proxy) serve(client net.Conn) {
 			}
 		}
 	}
-	go pipe(server, client)
-	go pipe(client, server)
+	go pipe(server, client, false)
+	go pipe(client, server, true)
 	<-done // one side ended: end the other
 	p.untrack(client)
 	p.untrack(server)

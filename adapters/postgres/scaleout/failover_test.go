@@ -78,10 +78,7 @@ func (l *ledger) lifecycle(s *postgres.Store, id int64) {
 	l.ack(id, func() { l.names[id], l.created[id] = rec.Plant.Name().String(), true })
 	name, _ := domain.ParseName(fmt.Sprintf("Fern %d changed", id))
 	change := func(ctx context.Context) error {
-		c, err := s.ChangePlant(ctx, domain.ID(id), application.PlantChange{Name: &name}, nil)
-		if err == nil && !c.Applied {
-			err = errors.New("change not applied to an acknowledged plant")
-		}
+		_, err := s.UpdatePlant(ctx, domain.ID(id), func(p domain.Plant) (domain.Plant, error) { return p.WithName(name), nil })
 		return err
 	}
 	if !l.write(id, change) {
@@ -124,7 +121,7 @@ func (l *ledger) deliver(ctx context.Context, t *testing.T, s *postgres.Store, u
 			outcomes := make([]application.Settlement, len(events))
 			l.mu.Lock()
 			for i, e := range events {
-				l.delivered[int64(e.Plant.ID())] = true
+				l.delivered[int64(e.PlantID)] = true
 				outcomes[i] = application.Settlement{ID: e.ID, Claim: e.Claim, Delivered: true}
 			}
 			l.mu.Unlock()

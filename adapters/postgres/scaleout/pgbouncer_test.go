@@ -164,8 +164,8 @@ func lifeOfAPlant(ctx context.Context, s, other *postgres.Store, id int64, remov
 	if err != nil {
 		return err
 	}
-	if c, err := other.ChangePlant(ctx, domain.ID(id), application.PlantChange{Name: &name}, nil); err != nil || !c.Applied {
-		return fmt.Errorf("change %d: applied %v, %v", id, c.Applied, err)
+	if _, err := other.UpdatePlant(ctx, domain.ID(id), func(p domain.Plant) (domain.Plant, error) { return p.WithName(name), nil }); err != nil {
+		return fmt.Errorf("change %d: %v", id, err)
 	}
 	q := application.ListQuery{After: domain.ID(id - 1), HasAfter: id > 0, Limit: 1}
 	if page, err := s.ListPlants(ctx, q); err != nil || page.Count != 1 || page.Last != domain.ID(id) ||

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/adapters/webhook"
 	"github.com/plantstore/plantstore/adapters/webhook/webhooktest"
 	"github.com/plantstore/plantstore/application"
@@ -52,7 +53,7 @@ func sendWithin(t *testing.T, timeout time.Duration, secret, url, eventID string
 	t.Cleanup(s.CloseIdleConnections)
 	p, err := domain.RestorePlant(domain.PlantFields{ID: id, Name: "Fern"})
 	require.NoError(t, err)
-	return s.Send(context.Background(), application.Event{ID: eventID, URL: url + "/hooks", Plant: p})
+	return s.Send(context.Background(), application.Event{ID: eventID, URL: url + "/hooks", PlantID: p.ID(), Item: plantjson.AppendItem(nil, p)})
 }
 
 func TestTheSendersDeliveriesVerifyAndAreRecorded(t *testing.T) {
