@@ -7,9 +7,7 @@ import (
 )
 
 // The encoders this package replaced, kept only to prove that its output is
-// byte for byte theirs and to measure it against them (impl=hand). The list
-// page stayed hand-written, so handAppendList is the algorithm AppendList
-// still runs: its row measures the library against it, not a change.
+// byte for byte theirs and to measure it against them (impl=hand).
 
 func handAppendPlant(buf []byte, p Plant) []byte {
 	buf = append(buf, `{"name":`...)
