@@ -119,9 +119,9 @@ func expectPage(t *testing.T, s *Store, q application.ListQuery, want []domain.P
 	}
 }
 
-// An UPDATE around the service that changes what the item shows clears
-// the item, so that the plant is rendered as it now is; one that changes
-// nothing the item shows keeps it.
+// An UPDATE around the service clears the item, whatever columns it set,
+// so that the plant is rendered as it now is: the trigger names no column,
+// and a new one needs nothing of it. A service's write keeps its item.
 func TestAnUpdateAroundTheServiceClearsTheItem(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
@@ -129,11 +129,11 @@ func TestAnUpdateAroundTheServiceClearsTheItem(t *testing.T) {
 	if _, _, err := s.InsertIfAbsent(ctx, recordOf(fern)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.write.Exec(`UPDATE plants SET created_by = 'someone' WHERE id = 1`); err != nil {
+	if _, err := s.UpdatePlant(ctx, 1, func(p domain.Plant) (domain.Plant, error) { return p.WithName(mustName(t, "Fern tree")), nil }); err != nil {
 		t.Fatal(err)
 	}
 	if !storedItem(t, s, 1).Valid {
-		t.Error("an update of a column the item does not show cleared it")
+		t.Error("the service's update cleared the item it wrote")
 	}
 	for _, set := range []string{`name = 'Moss'`, `tag = NULL`, `id = 2`} {
 		if _, err := s.write.Exec(`UPDATE plants SET ` + set); err != nil {
@@ -157,4 +157,13 @@ func TestAPageWithABadRowIsAFault(t *testing.T) {
 	if err == nil || errors.Is(err, application.ErrUnavailable) {
 		t.Errorf("ListPlants over a bad row = %v, want a fault", err)
 	}
+}
+
+func mustName(t *testing.T, s string) domain.Name {
+	t.Helper()
+	n, err := domain.ParseName(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

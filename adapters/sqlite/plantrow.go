@@ -14,8 +14,7 @@ import (
 // plants takes its column lists from plantColumns or stateColumns, binds
 // its arguments from a row by name and scans into one by name (sqlx), so a
 // new column is a field here, its value in stateOf and plant (or rowOf),
-// and a migration; one the item shows also joins the lists of the trigger
-// plants_item_follows_the_plant. A test holds it to the table's columns.
+// and a migration. A test holds it to the table's columns.
 type plantRow struct {
 	plantState
 	// What the create recorded, once: who created the plant and when (UTC
