@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -69,6 +68,7 @@ func Run(t *testing.T, h Harness) {
 		{"ListsByExactTag", listsByExactTag},
 		{"ListsNothingFromAnEmptyStore", listsNothingFromAnEmptyStore},
 		{"WalksEveryStablePlantOnceWhileOthersChange", walksEveryStablePlantOnceWhileOthersChange},
+		{"KeepsEveryFieldOfAPlant", keepsEveryFieldOfAPlant},
 		{"ChangesAStoredPlant", changesAStoredPlant},
 		{"RefusesWhatAnUpdateRefuses", refusesWhatAnUpdateRefuses},
 		{"AppliesEveryUpdateOnceInOrder", appliesEveryUpdateOnceInOrder},
@@ -139,14 +139,4 @@ func mustFind(t *testing.T, s Store, p, want domain.Plant) domain.Plant {
 		t.Fatalf("InsertIfAbsent(%s) returned %s, want the stored %s", describe(p), describe(stored), describe(want))
 	}
 	return stored
-}
-
-// describe shows a plant with its exact bytes, so that NFC/NFD and
-// white space differences are visible in failures.
-func describe(p domain.Plant) string {
-	tg := "no tag"
-	if p.Tag().IsSet() {
-		tg = fmt.Sprintf("tag %+q", p.Tag().String())
-	}
-	return fmt.Sprintf("plant %d name %+q %s", p.ID(), p.Name().String(), tg)
 }

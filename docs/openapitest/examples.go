@@ -1,0 +1,58 @@
+package openapitest
+
+import (
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// Instance is an object of the document's schema name with every property
+// it declares, each the example the document gives for it (through a
+// reference, allOf or the first alternative of anyOf), and the names of
+// the properties that also take null. A test of every field of a plant
+// builds its bodies from it, so that a property added to the document is
+// sent without an edit to the test.
+func (c *Contract) Instance(t testing.TB, name string) (object map[string]any, nullable []string) {
+	t.Helper()
+	ref := c.doc.Components.Schemas[name]
+	if ref == nil || ref.Value == nil {
+		t.Fatalf("openapi: no schema %s", name)
+	}
+	object = map[string]any{}
+	for prop, schema := range ref.Value.Properties {
+		example, null := exampleOf(schema.Value)
+		if example == nil {
+			t.Fatalf("openapi: %s.%s has no example", name, prop)
+		}
+		object[prop] = example
+		if null {
+			nullable = append(nullable, prop)
+		}
+	}
+	return object, nullable
+}
+
+// exampleOf is s's example, or its first alternative's, and whether s also
+// takes null.
+func exampleOf(s *openapi3.Schema) (example any, nullable bool) {
+	if s == nil {
+		return nil, false
+	}
+	nullable = s.Nullable
+	for _, alt := range s.AnyOf {
+		if alt.Value != nil && alt.Value.Nullable && len(alt.Value.Enum) == 1 && alt.Value.Enum[0] == nil {
+			nullable = true
+		}
+	}
+	if s.Example != nil {
+		return s.Example, nullable
+	}
+	for _, alts := range []openapi3.SchemaRefs{s.AllOf, s.AnyOf} {
+		for _, alt := range alts {
+			if example, _ := exampleOf(alt.Value); example != nil {
+				return example, nullable
+			}
+		}
+	}
+	return nil, nullable
+}
