@@ -145,6 +145,9 @@ func (b *bench) settle(ctx context.Context, c *cell) error {
 		}
 		c.ids.start = c.ids.next.Load()
 	}
+	if err := c.store.renderMissingItems(ctx); err != nil {
+		return err
+	}
 	return c.store.checkpoint(ctx)
 }
 

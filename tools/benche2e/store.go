@@ -143,3 +143,23 @@ func (s *store) hasColumn(ctx context.Context, table, column string) (bool, erro
 	}
 	return n > 0, nil
 }
+
+// renderMissingItems gives every plant without an item the one the service
+// renders. Builds of different ages share the store, and an older one's
+// writes leave plants without items (it rendered them in the database),
+// which a newer build's lists then read one by one: each cell starts with
+// every plant as the build measured would have left it.
+func (s *store) renderMissingItems(ctx context.Context) error {
+	items, err := s.hasColumn(ctx, "plants", "item")
+	if err != nil || !items {
+		return err
+	}
+	q := `UPDATE plants SET item = '{"id":' || id || ',"name":' || to_json(name) || coalesce(',"tag":' || to_json(tag), '') || '}' WHERE item IS NULL`
+	if s.kind == "sqlite" {
+		q = `UPDATE plants SET item = '{"id":' || id || ',"name":' || json_quote(name) || coalesce(',"tag":' || json_quote(tag), '') || '}' WHERE item IS NULL`
+	}
+	if _, err := s.db.ExecContext(ctx, q); err != nil {
+		return fmt.Errorf("render the missing items of %s: %w", s.kind, err)
+	}
+	return nil
+}
