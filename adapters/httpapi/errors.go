@@ -21,6 +21,10 @@ var (
 	errContentEncoding  = errors.New("Content-Encoding: not supported; send the body unencoded")
 )
 
+// statusClientClosedRequest is nginx's status of a request whose client
+// closed the connection before the answer: never sent, only recorded.
+const statusClientClosedRequest = 499
+
 // retryAfterSeconds is what a 503 asks clients to wait before retrying.
 const retryAfterSeconds = "1"
 
@@ -74,6 +78,13 @@ func classify(err error) (problem, bool) {
 // writeError answers r with the Error body for err, with the headers its row
 // needs (WWW-Authenticate, Allow, Retry-After).
 func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		// The client went away while its request waited: no one reads an
+		// answer, and it is no fault of the service. The access line and
+		// the metrics record 499, as nginx does.
+		w.WriteHeader(statusClientClosedRequest)
+		return
+	}
 	p, known := classify(err)
 	message := p.message
 	switch {

@@ -21,7 +21,7 @@ import (
 type Store struct {
 	mu     sync.RWMutex
 	plants map[domain.ID]application.Record
-	fault  func() error
+	fault  func(ctx context.Context) error
 	outbox outbox
 }
 
@@ -38,6 +38,16 @@ func New(receivers ...string) *Store {
 // when that is not nil; a fault may also panic. Tests use it to show how the
 // service answers a failing store. Inject(nil) removes it.
 func (s *Store) Inject(fault func() error) {
+	if fault == nil {
+		s.InjectContext(nil)
+		return
+	}
+	s.InjectContext(func(context.Context) error { return fault() })
+}
+
+// InjectContext is Inject with a fault that receives the call's context:
+// one that waits, say, for its caller to give up.
+func (s *Store) InjectContext(fault func(ctx context.Context) error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.fault = fault
@@ -58,7 +68,7 @@ func (s *Store) begin(ctx context.Context) error {
 		return err
 	}
 	if s.fault != nil {
-		return s.fault()
+		return s.fault(ctx)
 	}
 	return nil
 }
