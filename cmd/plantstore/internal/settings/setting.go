@@ -20,6 +20,7 @@ type Setting struct {
 	check    string
 	value    reflect.Value
 	given    string // the value as given, for the start-up line
+	origin   string // where given came from: OriginDefault, OriginEnvironment or the flag
 }
 
 // set parses value into the field and remembers it.

@@ -18,7 +18,8 @@
 // check:"positive" or check:"nonnegative" for numbers and durations.
 // Fields are strings, bools, ints, durations, comma-separated []string, or
 // any type whose pointer implements encoding.TextUnmarshaler, whose error
-// says what a value must be.
+// says what a value must be. A command that reads some of the settings
+// alone binds them with Set.Only.
 package settings
 
 import (
@@ -34,7 +35,10 @@ import (
 // variables.
 type Set struct {
 	prefix string
-	fields []*Setting
+	fields []*Setting // every bound field
+	// taken are the settings the command reads, every field but for a Set
+	// from Only: the others keep their defaults.
+	taken []*Setting
 }
 
 // New binds the tagged fields of each struct (given by pointer) under
@@ -77,15 +81,33 @@ func (s *Set) bind(v reflect.Value) {
 			panic(fmt.Sprintf("settings: default of %s: %v", st.Env, err))
 		}
 		s.fields = append(s.fields, st)
+		s.taken = append(s.taken, st)
 	}
 }
 
-// Settings returns every setting, in the order the structs declare them.
-func (s *Set) Settings() []*Setting { return s.fields }
+// Only is the Set of a command that reads some of the settings alone, named
+// by their flags: its flags, variables, help and values are those; every
+// other field takes its default, whatever the environment says. A flag that
+// names no setting is a programming error: it panics.
+func (s *Set) Only(flags ...string) *Set {
+	only := &Set{prefix: s.prefix, fields: s.fields}
+	for _, name := range flags {
+		st, ok := s.lookupFlag(name)
+		if !ok {
+			panic("settings: no setting has the flag " + name)
+		}
+		only.taken = append(only.taken, st)
+	}
+	return only
+}
+
+// Settings returns every setting the command reads, in the order the
+// structs declare them (or Only names them).
+func (s *Set) Settings() []*Setting { return s.taken }
 
 // Lookup finds the setting a variable sets.
 func (s *Set) Lookup(env string) (*Setting, bool) {
-	for _, st := range s.fields {
+	for _, st := range s.taken {
 		if st.Env == env {
 			return st, true
 		}
@@ -110,16 +132,17 @@ func (s *Set) Load(command string, args []string, getenv func(string) (string, b
 func (s *Set) Parse(command string, args []string, getenv func(string) (string, bool), usage io.Writer, own func(*flag.FlagSet)) ([]string, error) {
 	for _, st := range s.fields {
 		st.value.SetZero()
-		st.given = ""
+		st.given, st.origin = "", OriginDefault
 		if st.Default != "" {
 			_ = st.set(st.Default)
 		}
 	}
-	for _, st := range s.fields {
+	for _, st := range s.taken {
 		if v, ok := getenv(st.Env); ok && (v != "" || st.emptyOff) {
 			if err := st.set(v); err != nil {
 				return nil, fmt.Errorf("%s=%q: %w", st.Env, st.Masked(v), err)
 			}
+			st.origin = OriginEnvironment
 		}
 	}
 	fs := flag.NewFlagSet(command, flag.ContinueOnError)
@@ -131,11 +154,14 @@ func (s *Set) Parse(command string, args []string, getenv func(string) (string, 
 	// A refused secret's value is named masked, not as the flag package
 	// would quote it.
 	var refused error
-	for _, st := range s.fields {
+	for _, st := range s.taken {
 		set := func(value string) error {
 			err := st.set(value)
 			if err != nil && st.secret != "" {
 				refused = fmt.Errorf("invalid value %q for flag -%s: %w", st.Masked(value), st.Flag, err)
+			}
+			if err == nil {
+				st.origin = "--" + st.Flag
 			}
 			return err
 		}
@@ -154,7 +180,7 @@ func (s *Set) Parse(command string, args []string, getenv func(string) (string, 
 				fmt.Fprintf(usage, "Flags of plantstore %s:\n", command)
 				fs.VisitAll(func(f *flag.Flag) {
 					if _, isSetting := s.lookupFlag(f.Name); !isSetting {
-						fmt.Fprintf(usage, "  --%s\n      %s\n", f.Name, f.Usage)
+						WriteFlag(usage, f.Name, "", f.DefValue, f.Usage)
 					}
 				})
 				fmt.Fprintln(usage)
@@ -175,24 +201,58 @@ func (s *Set) lookupFlag(name string) (*Setting, bool) {
 	return nil, false
 }
 
-// Usage writes the help of a command that takes every setting.
+// Usage writes the help of a command that takes these settings.
 func (s *Set) Usage(w io.Writer, command string) {
-	fmt.Fprintf(w, "Usage: plantstore %s [flags]\n\nEvery flag can also be set by its environment variable; a flag wins.\n\n", command)
-	for _, st := range s.fields {
-		def := st.Default
-		if def == "" {
-			def = "none"
-		}
-		fmt.Fprintf(w, "  --%s  (%s, default %s)\n      %s\n", st.Flag, st.Env, def, st.Help)
+	fmt.Fprintf(w, "Usage: plantstore %s [flags]\n\n%s\n\n", command, EveryFlagHasAVariable)
+	for _, st := range s.taken {
+		WriteFlag(w, st.Flag, st.Env, st.Default, st.Help)
 	}
+}
+
+// EveryFlagHasAVariable is what the help of a command says of its flags.
+const EveryFlagHasAVariable = "Every flag can also be set by its environment variable; a flag wins."
+
+// WriteFlag writes one flag of a command's help: its name, its variable
+// when it has one, its default ("none" when empty) and what it is for. Every
+// command's help lists its flags so.
+func WriteFlag(w io.Writer, name, env, def, help string) {
+	if def == "" {
+		def = "none"
+	}
+	if env != "" {
+		env += ", "
+	}
+	fmt.Fprintf(w, "  --%s  (%sdefault %s)\n      %s\n", name, env, def, help)
+}
+
+// Where a setting's value came from.
+const (
+	OriginDefault     = "default"
+	OriginEnvironment = "environment"
+	// A flag is named as given: "--addr".
+)
+
+// Value is one setting's value as loaded: masked, and where it came from.
+type Value struct {
+	Env, Value, Origin string
+}
+
+// Values are the values of the settings the command reads, as given,
+// secrets masked, in order.
+func (s *Set) Values() []Value {
+	values := make([]Value, 0, len(s.taken))
+	for _, st := range s.taken {
+		values = append(values, Value{Env: st.Env, Value: st.Masked(st.given), Origin: st.origin})
+	}
+	return values
 }
 
 // LogAttrs is every setting's value as given, secrets masked, as attributes
 // of a log line.
 func (s *Set) LogAttrs() []any {
-	attrs := make([]any, 0, 2*len(s.fields))
-	for _, st := range s.fields {
-		attrs = append(attrs, st.Env, st.Masked(st.given))
+	attrs := make([]any, 0, 2*len(s.taken))
+	for _, v := range s.Values() {
+		attrs = append(attrs, v.Env, v.Value)
 	}
 	return attrs
 }

@@ -187,3 +187,62 @@ func TestMistakesInTheDeclarationsPanic(t *testing.T) {
 		}()
 	}
 }
+
+// Values say where each value came from: its default, its variable or its
+// flag.
+func TestValuesSayWhereEachCameFrom(t *testing.T) {
+	_, _, set, err := load(t, map[string]string{"PS_MAX_CONNS": "3", "PS_LEVEL": "high"}, "--level", "low", "--name=x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]settings.Value{}
+	for _, v := range set.Values() {
+		got[v.Env] = v
+	}
+	for env, want := range map[string]settings.Value{
+		"PS_DATABASE_URL": {"PS_DATABASE_URL", "sqlite:x.db", settings.OriginDefault},
+		"PS_MAX_CONNS":    {"PS_MAX_CONNS", "3", settings.OriginEnvironment},
+		"PS_LEVEL":        {"PS_LEVEL", "low", "--level"},
+		"PS_NAME":         {"PS_NAME", "x", "--name"},
+		"PS_HOOK_URLS":    {"PS_HOOK_URLS", "", settings.OriginDefault},
+	} {
+		if got[env] != want {
+			t.Errorf("%s: %+v; want %+v", env, got[env], want)
+		}
+	}
+}
+
+// A Set from Only reads the settings it names alone: their flags, their
+// variables and their help; the other fields take their defaults whatever
+// the environment says, and their flags are unknown.
+func TestOnlyReadsTheNamedSettings(t *testing.T) {
+	s, o := &store{}, &other{}
+	set := settings.New("PS_", s, o).Only("database-url", "level")
+	env := map[string]string{"PS_DATABASE_URL": "sqlite:y.db", "PS_MAX_CONNS": "not a number", "PS_LEVEL": "high"}
+	getenv := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	if err := set.Load("migrate", nil, getenv, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if s.URL != "sqlite:y.db" || o.Level != 2 || s.Conns != 8 || o.Scope != "plants:write" {
+		t.Errorf("got %+v %+v; want the named settings from the environment, the others their defaults", s, o)
+	}
+	if err := set.Load("migrate", []string{"--max-conns", "3"}, getenv, io.Discard); err == nil || err.Error() != "flag provided but not defined: -max-conns" {
+		t.Errorf("a flag Only left out: %v", err)
+	}
+	var help bytes.Buffer
+	if err := set.Load("migrate", []string{"--help"}, getenv, &help); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("--help: %v", err)
+	}
+	if got := strings.Count(help.String(), "\n  --"); got != 2 || !strings.Contains(help.String(), "--level  (PS_LEVEL, default low)") {
+		t.Errorf("help of the named settings alone:\n%s", help.String())
+	}
+	if len(set.Settings()) != 2 || len(set.Values()) != 2 {
+		t.Errorf("%d settings, %d values; want the 2 named", len(set.Settings()), len(set.Values()))
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Only of a flag no setting has did not panic")
+		}
+	}()
+	settings.New("PS_", &store{}).Only("nope")
+}
