@@ -27,7 +27,8 @@ const Help = `Tracing (OpenTelemetry, off unless an OTLP endpoint is set):
   OTEL_EXPORTER_OTLP_TIMEOUT          milliseconds one export may take, its retries included (default 10000)
   OTEL_EXPORTER_OTLP_TRACES_TIMEOUT   the same for traces; wins over the above
   OTEL_EXPORTER_OTLP_PROTOCOL         http/protobuf (the only one served; default http/protobuf)
-  OTEL_EXPORTER_OTLP_HEADERS          headers sent with every export, key=value,... (read by the exporter)
+  OTEL_EXPORTER_OTLP_HEADERS          headers sent with every export, name=value,... with values percent-encoded
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS   the same for traces; replaces the above
   OTEL_TRACES_EXPORTER                otlp or none (default otlp once an endpoint is set)
   OTEL_TRACES_SAMPLER                 always_on, always_off, traceidratio, parentbased_always_on,
                                       parentbased_always_off, parentbased_traceidratio (default parentbased_always_on)
@@ -46,7 +47,7 @@ type Settings struct {
 	delay     time.Duration // between exports; 0: the SDK's default
 	timeout   time.Duration // of one export, its retries included
 	resource  *resource.Resource
-	described string // for the start-up line
+	described string // for the start-up line: the endpoint, masked, and the sampler
 }
 
 // FromEnv reads the OTEL_* variables through getenv; version is the
@@ -55,33 +56,74 @@ type Settings struct {
 // value it cannot honour is an error naming its variable, which stops
 // start-up as a bad PLANTSTORE_* setting does.
 func FromEnv(getenv func(string) (string, bool), version string) (*Settings, error) {
+	s, _, err := Resolve(getenv, version)
+	return s, err
+}
+
+// Value is one OTEL_* variable as the service takes it, for `plantstore
+// settings`: the value in effect, credentials masked, and a note that
+// starts with where it came from (default or environment).
+type Value struct {
+	Name, Value, Note string
+}
+
+// Where a value came from, as a Value's note starts.
+const (
+	byDefault       = "default"
+	fromEnvironment = "environment"
+)
+
+// Resolve is FromEnv, with every variable's value in effect: when tracing
+// is off, the one that turns it off; else each variable the service or its
+// exporter reads, defaults included.
+func Resolve(getenv func(string) (string, bool), version string) (*Settings, []Value, error) {
 	env := func(k string) string { v, _ := getenv(k); return strings.TrimSpace(v) }
-	if strings.EqualFold(env("OTEL_SDK_DISABLED"), "true") {
-		return nil, nil
+	origin := func(k string) string {
+		if env(k) != "" {
+			return fromEnvironment
+		}
+		return byDefault
+	}
+	if v := env("OTEL_SDK_DISABLED"); strings.EqualFold(v, "true") {
+		return nil, []Value{{"OTEL_SDK_DISABLED", v, fromEnvironment + ": tracing off"}}, nil
 	}
 	switch exp := env("OTEL_TRACES_EXPORTER"); exp {
 	case "", "otlp":
 	case "none":
-		return nil, nil
+		return nil, []Value{{"OTEL_TRACES_EXPORTER", exp, fromEnvironment + ": tracing off"}}, nil
 	default:
-		return nil, fmt.Errorf("OTEL_TRACES_EXPORTER=%s: only otlp and none are served", exp)
+		return nil, nil, fmt.Errorf("OTEL_TRACES_EXPORTER=%s: only otlp and none are served", exp)
 	}
+	protocol := Value{"OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf", byDefault}
 	for _, k := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
 		if p := env(k); p != "" && p != "http/protobuf" {
-			return nil, fmt.Errorf("%s=%s: only http/protobuf is served", k, p)
+			return nil, nil, fmt.Errorf("%s=%s: only http/protobuf is served", k, p)
 		}
 	}
-	endpoint, err := loadEndpoint(env)
-	if endpoint == "" || err != nil {
-		return nil, err
+	for _, k := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
+		if env(k) != "" {
+			protocol = Value{k, "http/protobuf", fromEnvironment}
+		}
 	}
-	timeout, err := loadTimeout(env)
+	endpoint, endpointVar, err := loadEndpoint(env)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	configured, err := loadSampler(env("OTEL_TRACES_SAMPLER"), env("OTEL_TRACES_SAMPLER_ARG"))
+	if endpoint == "" {
+		return nil, []Value{{endpointVar, "", byDefault + " none: tracing off"}}, nil
+	}
+	timeout, timeoutShown, err := loadTimeout(env)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	headers, err := loadHeaders(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	samplerName, arg := env("OTEL_TRACES_SAMPLER"), env("OTEL_TRACES_SAMPLER_ARG")
+	configured, err := loadSampler(samplerName, arg)
+	if err != nil {
+		return nil, nil, err
 	}
 	sampler := followLinks{configured}
 	name := env("OTEL_SERVICE_NAME")
@@ -90,19 +132,57 @@ func FromEnv(getenv func(string) (string, bool), version string) (*Settings, err
 	}
 	attrs, err := resourceAttributes(env("OTEL_RESOURCE_ATTRIBUTES"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res := resource.NewSchemaless(append(attrs, semconv.ServiceName(name), semconv.ServiceVersion(version))...)
 	var delay time.Duration
+	delayShown := Value{"OTEL_BSP_SCHEDULE_DELAY", "5000", byDefault + "; milliseconds between exports of finished spans"}
 	if v := env("OTEL_BSP_SCHEDULE_DELAY"); v != "" {
 		ms, err := strconv.Atoi(v)
 		if err != nil || ms <= 0 {
-			return nil, fmt.Errorf("OTEL_BSP_SCHEDULE_DELAY=%s: must be a positive number of milliseconds", v)
+			return nil, nil, fmt.Errorf("OTEL_BSP_SCHEDULE_DELAY=%s: must be a positive number of milliseconds", v)
 		}
 		delay = time.Duration(ms) * time.Millisecond
+		delayShown.Value, delayShown.Note = v, fromEnvironment+"; milliseconds between exports of finished spans"
+	}
+	shownEndpoint := maskedEndpoint(endpoint)
+	values := []Value{
+		{endpointVar, maskedEndpoint(env(endpointVar)), fromEnvironment + "; spans go to " + shownEndpoint},
+		protocol,
+		timeoutShown,
+		headers,
+		{"OTEL_TRACES_EXPORTER", "otlp", origin("OTEL_TRACES_EXPORTER")},
+		samplerShown(samplerName, arg),
+		{"OTEL_SERVICE_NAME", name, origin("OTEL_SERVICE_NAME")},
+		{"OTEL_RESOURCE_ATTRIBUTES", env("OTEL_RESOURCE_ATTRIBUTES"), origin("OTEL_RESOURCE_ATTRIBUTES")},
+		delayShown,
+	}
+	for _, k := range exporterVariables {
+		if v := env(k); v != "" {
+			values = append(values, Value{k, v, fromEnvironment + "; read by the OTLP exporter"})
+		}
 	}
 	return &Settings{endpoint: endpoint, sampler: sampler, resource: res, delay: delay, timeout: timeout,
-		described: sampler.Description()}, nil
+		described: shownEndpoint + " " + sampler.Description()}, values, nil
+}
+
+// samplerShown is the sampler and its argument as the service takes them.
+func samplerShown(name, arg string) Value {
+	v := Value{"OTEL_TRACES_SAMPLER", name, fromEnvironment}
+	if name == "" {
+		v.Value, v.Note = "parentbased_always_on", byDefault
+	}
+	switch {
+	case !strings.HasSuffix(v.Value, "traceidratio"):
+		if arg != "" {
+			v.Note += "; OTEL_TRACES_SAMPLER_ARG is not used by this sampler"
+		}
+	case arg == "":
+		v.Note += "; ratio 1 (OTEL_TRACES_SAMPLER_ARG unset)"
+	default:
+		v.Note += "; ratio " + arg + " (OTEL_TRACES_SAMPLER_ARG)"
+	}
+	return v
 }
 
 // resourceAttributes parses OTEL_RESOURCE_ATTRIBUTES: key=value pairs,
@@ -130,5 +210,5 @@ func (s *Settings) String() string {
 	if s == nil {
 		return "off"
 	}
-	return s.endpoint + " " + s.described
+	return s.described
 }

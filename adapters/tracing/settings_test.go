@@ -97,3 +97,73 @@ func TestTheExportTimeoutIsTheOTLPTimeout(t *testing.T) {
 		}
 	}
 }
+
+// Export headers the exporter could not parse, which it would drop with a
+// log line and export without, stop start-up naming their variable and
+// never their value, which carries credentials.
+func TestUnparsableExportHeadersAreRefused(t *testing.T) {
+	for _, c := range []struct {
+		headers map[string]string
+		ok      bool
+	}{
+		{map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "Authorization=Bearer%20s3cr3t,X-Tenant=plants"}, true},
+		{map[string]string{"OTEL_EXPORTER_OTLP_TRACES_HEADERS": "api-key=s3cr3t"}, true},
+		{map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "Authorization: Bearer s3cr3t"}, false},
+		{map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "api key=s3cr3t"}, false},
+		{map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "api-key=s3cr3t%zz"}, false},
+		{map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "a=1", "OTEL_EXPORTER_OTLP_TRACES_HEADERS": "api-key=s3cr3t,"}, false},
+	} {
+		env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c"}
+		maps.Copy(env, c.headers)
+		_, err := FromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok }, "test")
+		switch {
+		case c.ok && err != nil:
+			t.Errorf("%v: %v", c.headers, err)
+		case !c.ok && (err == nil || !strings.HasPrefix(err.Error(), "OTEL_EXPORTER_OTLP_") || strings.Contains(err.Error(), "s3cr3t")):
+			t.Errorf("%v: error %v; want one naming the variable, without the value", c.headers, err)
+		}
+	}
+}
+
+// Resolve shows every variable in effect, defaults included, with the
+// headers' values and the endpoint's password masked, or the one that turns
+// tracing off.
+func TestResolveShowsTheValuesInEffect(t *testing.T) {
+	resolve := func(env map[string]string) map[string]Value {
+		t.Helper()
+		_, values, err := Resolve(func(k string) (string, bool) { v, ok := env[k]; return v, ok }, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]Value{}
+		for _, v := range values {
+			out[v.Name] = v
+		}
+		return out
+	}
+	if got := resolve(nil); len(got) != 1 || got["OTEL_EXPORTER_OTLP_ENDPOINT"].Note != "default none: tracing off" {
+		t.Errorf("without an endpoint: %v", got)
+	}
+	if got := resolve(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_SDK_DISABLED": "true"}); got["OTEL_SDK_DISABLED"].Note != "environment: tracing off" {
+		t.Errorf("disabled: %v", got)
+	}
+	got := resolve(map[string]string{
+		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "https://me:s3cr3t@c/v1/traces",
+		"OTEL_EXPORTER_OTLP_TRACES_HEADERS":  "api-key=s3cr3t",
+		"OTEL_EXPORTER_OTLP_TIMEOUT":         "2500",
+		"OTEL_TRACES_SAMPLER":                "traceidratio",
+	})
+	for name, want := range map[string]Value{
+		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": {"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "https://me:xxxxx@c/v1/traces", "environment; spans go to https://me:xxxxx@c/v1/traces"},
+		"OTEL_EXPORTER_OTLP_TRACES_HEADERS":  {"OTEL_EXPORTER_OTLP_TRACES_HEADERS", "api-key=xxxxx", "environment; values masked"},
+		"OTEL_EXPORTER_OTLP_TIMEOUT":         {"OTEL_EXPORTER_OTLP_TIMEOUT", "2500", "environment" + timeoutNote},
+		"OTEL_EXPORTER_OTLP_PROTOCOL":        {"OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf", "default"},
+		"OTEL_TRACES_SAMPLER":                {"OTEL_TRACES_SAMPLER", "traceidratio", "environment; ratio 1 (OTEL_TRACES_SAMPLER_ARG unset)"},
+		"OTEL_SERVICE_NAME":                  {"OTEL_SERVICE_NAME", "plantstore", "default"},
+		"OTEL_BSP_SCHEDULE_DELAY":            {"OTEL_BSP_SCHEDULE_DELAY", "5000", "default; milliseconds between exports of finished spans"},
+	} {
+		if got[name] != want {
+			t.Errorf("%s: %+v; want %+v", name, got[name], want)
+		}
+	}
+}
