@@ -77,6 +77,7 @@ func TestDeployCompose(t *testing.T) {
 		t.Errorf("migrate runs %q and plantstore %q; they must be the same image", migrate.Image, serve.Image)
 	}
 	vars := serve.Environment
+	serveChecks(t, "compose service plantstore", vars)
 	if migratesAtStart(t, vars) {
 		t.Error("the plantstore service must run with PLANTSTORE_MIGRATE=false; the migrate service owns the schema")
 	}

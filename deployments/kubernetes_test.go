@@ -31,6 +31,7 @@ func TestDeployKubernetesPortsAndProbes(t *testing.T) {
 	pod := only[deploymentSpec](t, ms, "Deployment").Spec.Template
 	c := pod.soleContainer(t)
 	vars := c.vars()
+	serveChecks(t, "Deployment", vars)
 	apiPort := listenPort(t, effective(t, vars, "PLANTSTORE_ADDR"))
 	adminAddr := effective(t, vars, "PLANTSTORE_ADMIN_ADDR")
 	adminPort := listenPort(t, adminAddr)

@@ -9,6 +9,7 @@ package deployments_test
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -73,7 +74,7 @@ func TestMain(m *testing.M) {
 
 // settingsOf runs `plantstore settings` with the PLANTSTORE_* variables of
 // vars alone and returns the value serve would take for every setting, or
-// serve's one-line refusal.
+// serve's one-line refusal. It prints NAME=value  # where it came from.
 func settingsOf(t *testing.T, vars map[string]string) (map[string]string, error) {
 	t.Helper()
 	cmd := exec.Command(plantstore(t), "settings")
@@ -93,31 +94,60 @@ func settingsOf(t *testing.T, vars map[string]string) (map[string]string, error)
 	values := map[string]string{}
 	lines := bufio.NewScanner(strings.NewReader(string(out)))
 	for lines.Scan() {
-		name, value, ok := strings.Cut(lines.Text(), "=")
-		if !ok {
-			t.Fatalf("plantstore settings printed %q, want NAME=value", lines.Text())
+		name, rest, ok := strings.Cut(lines.Text(), "=")
+		value, _, noted := strings.Cut(rest, "  # ")
+		if !ok || !noted {
+			t.Fatalf("plantstore settings printed %q, want NAME=value  # note", lines.Text())
 		}
 		values[name] = value
 	}
 	return values, nil
 }
 
+// keyVariables are the settings of which serve needs one: a token key.
+var keyVariables = []string{"PLANTSTORE_JWT_SECRET_FILE", "PLANTSTORE_JWT_PUBLIC_KEY_FILE", "PLANTSTORE_JWKS_URL"}
+
+// withKey is vars with a placeholder token key when they name none: the
+// variables of a container that does not run serve (migrate), or of an
+// image whose key is given where it runs. serveChecks holds the containers
+// that run serve to a key of their own.
+func withKey(vars map[string]string) map[string]string {
+	for _, k := range keyVariables {
+		if vars[k] != "" {
+			return vars
+		}
+	}
+	out := map[string]string{"PLANTSTORE_JWT_SECRET_FILE": "/run/secrets/placeholder"}
+	maps.Copy(out, vars)
+	return out
+}
+
 // checkVariables fails t unless every PLANTSTORE_* variable is a setting
-// of plantstore serve and serve accepts the literal values together. Other
-// variables (GOMEMLIMIT, POSTGRES_*) are not the binary's business.
+// of plantstore serve and serve accepts the literal values together (with a
+// key, when they name none: see withKey). Other variables (GOMEMLIMIT,
+// POSTGRES_*) are not the binary's business.
 func checkVariables(t *testing.T, where string, vars map[string]string, names []string) {
 	t.Helper()
-	known, err := settingsOf(t, nil)
+	known, err := settingsOf(t, withKey(nil))
 	if err != nil {
-		t.Fatalf("plantstore settings with no variables: %v", err)
+		t.Fatalf("plantstore settings with no variables but a key: %v", err)
 	}
 	for _, name := range names {
 		if _, ok := known[name]; strings.HasPrefix(name, "PLANTSTORE_") && !ok {
 			t.Errorf("%s: %s is not a setting of plantstore serve", where, name)
 		}
 	}
-	if _, err := settingsOf(t, vars); err != nil {
+	if _, err := settingsOf(t, withKey(vars)); err != nil {
 		t.Errorf("%s: serve refuses the values: %v", where, err)
+	}
+}
+
+// serveChecks fails t unless serve accepts the literal variables of a
+// container that runs it as they are: a key included.
+func serveChecks(t *testing.T, where string, vars map[string]string) {
+	t.Helper()
+	if _, err := settingsOf(t, vars); err != nil {
+		t.Errorf("%s: serve refuses its configuration: %v", where, err)
 	}
 }
 
@@ -125,7 +155,7 @@ func checkVariables(t *testing.T, where string, vars map[string]string, names []
 // manifest: the manifest's, else the default.
 func effective(t *testing.T, vars map[string]string, env string) string {
 	t.Helper()
-	values, err := settingsOf(t, vars)
+	values, err := settingsOf(t, withKey(vars))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,16 +30,21 @@ const envPrefix = "PLANTSTORE_"
 
 // loadConfig reads every setting from its default, then the environment,
 // then args, which win. The first bad value is the error: one line naming
-// the setting.
+// the setting. Serve checks more than each value (prepare); the commands
+// that only open the store read the settings that they use (storeAccess).
 func loadConfig(command string, args []string, getenv func(string) (string, bool), usage io.Writer) (*config, error) {
 	c := &config{}
-	s := c.settings()
-	if err := s.Load(command, args, getenv, usage); err != nil {
+	if err := c.settings().Load(command, args, getenv, usage); err != nil {
 		return nil, err
 	}
-	c.Core.startUpLine = s.LogAttrs()
 	return c, nil
 }
+
+// storeAccess are the settings of the commands that open the store and do
+// nothing else with the service's settings (migrate, webhooks list and
+// redeliver): where the store is and how to reach it. Every other setting
+// keeps its default for them, whatever the environment says.
+var storeAccess = []string{"database-url", "database-pooler", "db-startup-wait", "db-query-timeout"}
 
 // settings binds the fields of every module's settings.
 func (c *config) settings() *settings.Set {

@@ -13,10 +13,6 @@ import (
 type coreSettings struct {
 	LogLevel logLevel `flag:"log-level" default:"info" help:"debug, info, warn or error"`
 	Dev      bool     `flag:"dev" default:"false" help:"development mode: without a configured key, use (and create) a local secret and print a token"`
-
-	// startUpLine is every setting as given, secrets masked, for the
-	// start-up log line.
-	startUpLine []any
 }
 
 // coreModule provides what every module may need: the settings of all of

@@ -27,8 +27,8 @@ type devSetup struct {
 	token string
 }
 
-// prepareDev points cfg at the development secret, creating it on first use,
-// and mints a token for it.
+// prepareDev creates the development secret that prepare pointed cfg at,
+// on first use, and mints a token for it.
 func prepareDev(cfg *config) (*devSetup, error) {
 	if _, err := os.Stat(devSecretPath); errors.Is(err, fs.ErrNotExist) {
 		if err := writeDevSecret(devSecretPath); err != nil {
@@ -39,7 +39,6 @@ func prepareDev(cfg *config) (*devSetup, error) {
 	if err != nil {
 		return nil, fmt.Errorf("development secret: %w", err)
 	}
-	cfg.Auth.SecretFile = devSecretPath
 	var scopes []string
 	for _, s := range []scope{cfg.Scopes.Read, cfg.Scopes.Write} {
 		if s != "" {

@@ -22,7 +22,7 @@ const usage = `plantstore: the Plant Store service.
 Usage:
   plantstore serve [flags]     run the service (see serve --help for every setting)
   plantstore migrate [flags]   apply the schema migrations and exit
-  plantstore settings [flags]  print every setting's value as serve would take it, secrets masked
+  plantstore settings [flags]  check a configuration as serve does; print every value serve would use
   plantstore token [flags]     mint a signed HS256 token for development and tests
   plantstore webhooks ...      list and redeliver new-plant events; a receiver for development
   plantstore --version         print the version

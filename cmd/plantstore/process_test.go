@@ -82,25 +82,8 @@ type process struct {
 func launch(t *testing.T, env map[string]string) *process {
 	t.Helper()
 	bin := buildBinary(t)
-	secretFile, _ := jwttest.New(t).Files(t)
-
-	vars := map[string]string{
-		"PLANTSTORE_ADDR":            "127.0.0.1:0",
-		"PLANTSTORE_ADMIN_ADDR":      "127.0.0.1:0",
-		"PLANTSTORE_JWT_SECRET_FILE": secretFile,
-		"PLANTSTORE_LOG_LEVEL":       "info",
-	}
-	maps.Copy(vars, env)
 	cmd := exec.Command(bin, "serve")
-	for _, kv := range os.Environ() {
-		// Settings come from the test alone, not from the shell running it.
-		if !strings.HasPrefix(kv, "PLANTSTORE_") && !strings.HasPrefix(kv, "GOGC=") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	for k, v := range vars {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd.Env = serviceEnv(t, env)
 	p := &process{cmd: cmd, stdout: &syncBuffer{}, stderr: &syncBuffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	if err := cmd.Start(); err != nil {
@@ -126,6 +109,32 @@ func launch(t *testing.T, env map[string]string) *process {
 		}
 	})
 	return p
+}
+
+// serviceEnv is the environment launch runs the service with: env on top
+// of jwttest's HS256 secret and listeners on free loopback ports, and of
+// the test's own environment without its settings.
+func serviceEnv(t *testing.T, env map[string]string) []string {
+	t.Helper()
+	secretFile, _ := jwttest.New(t).Files(t)
+	vars := map[string]string{
+		"PLANTSTORE_ADDR":            "127.0.0.1:0",
+		"PLANTSTORE_ADMIN_ADDR":      "127.0.0.1:0",
+		"PLANTSTORE_JWT_SECRET_FILE": secretFile,
+		"PLANTSTORE_LOG_LEVEL":       "info",
+	}
+	maps.Copy(vars, env)
+	var out []string
+	for _, kv := range os.Environ() {
+		// Settings come from the test alone, not from the shell running it.
+		if !strings.HasPrefix(kv, "PLANTSTORE_") && !strings.HasPrefix(kv, "GOGC=") {
+			out = append(out, kv)
+		}
+	}
+	for k, v := range vars {
+		out = append(out, k+"="+v)
+	}
+	return out
 }
 
 // startProcess launches the service on databaseURL and waits until its

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,32 +9,21 @@ import (
 
 	"go.uber.org/dig"
 	"go.uber.org/fx"
-
-	"github.com/plantstore/plantstore/adapters/tracing"
 )
 
-// serve runs the service until ctx ends, then stops it gracefully.
+// serve runs the service until ctx ends, then stops it gracefully. Its
+// configuration is checked by prepare, as `plantstore settings` checks it,
+// before anything is opened.
 func serve(ctx context.Context, args []string, getenv func(string) (string, bool), stdout, stderr io.Writer) error {
-	cfg, err := loadConfig("serve", args, getenv, stdout)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, "\n"+tracing.Help)
-	}
+	st, err := prepare("serve", args, getenv, stdout)
 	if err != nil {
 		return err
 	}
-	traces, err := tracing.FromEnv(getenv, buildVersion())
-	if err != nil {
-		return err
-	}
-	gcPercent, memLimit := setGCPercent(getenv), setMemoryLimit(getenv)
-	if _, err := cfg.Webhook.enabled(); err != nil {
-		return err
-	}
+	cfg := st.cfg
+	st.gc.apply()
+	st.memory.apply()
 	var dev *devSetup
-	if !cfg.Auth.hasKey() {
-		if !cfg.Core.Dev {
-			return errors.New("no token key configured: set PLANTSTORE_JWT_SECRET_FILE, PLANTSTORE_JWT_PUBLIC_KEY_FILE or PLANTSTORE_JWKS_URL, or run `plantstore serve --dev` for development")
-		}
+	if st.dev {
 		if dev, err = prepareDev(cfg); err != nil {
 			return err
 		}
@@ -48,11 +35,11 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		ls  *Listeners
 		d   *drain
 	)
-	app := newApp(cfg, logOut, tracingModule(traces), fx.Populate(&log, &ls, &d))
+	app := newApp(cfg, logOut, tracingModule(st.traces), fx.Populate(&log, &ls, &d))
 	if err := app.Err(); err != nil {
 		return startError(err)
 	}
-	log.Info("starting", append([]any{"version", buildVersion(), "gogc", gcPercent, "gomemlimit", memLimit, "tracing", traces.String()}, cfg.Core.startUpLine...)...)
+	log.Info("starting", st.startUpLine()...)
 	if err := app.Start(ctx); err != nil {
 		return startError(err)
 	}
