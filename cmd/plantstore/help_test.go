@@ -1,6 +1,8 @@
 package main
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -38,7 +40,7 @@ func TestServeHelpListsEverySettingOfTheContract(t *testing.T) {
 			t.Errorf("serve --help lacks %s", want)
 		}
 	}
-	for _, v := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG", "OTEL_SERVICE_NAME", "OTEL_TRACES_EXPORTER"} {
+	for _, v := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG", "OTEL_SERVICE_NAME", "OTEL_TRACES_EXPORTER", "GOGC", "GOMEMLIMIT", "GOMAXPROCS"} {
 		if !strings.Contains(out.String(), v) {
 			t.Errorf("serve --help lacks %s", v)
 		}
@@ -70,5 +72,86 @@ func TestEveryCommandsHelpGoesToStdout(t *testing.T) {
 				t.Errorf("%s --no-such-flag: status %d, stdout %q, stderr %q; want 1 and one line naming the flag", name, code, out.String(), errs.String())
 			}
 		})
+	}
+}
+
+// flagLine is a flag in a command's help, as every command writes it:
+// "  --name  (VARIABLE, default value)" or "  --name  (default value)",
+// its meaning on the next line.
+var flagLine = regexp.MustCompile(`(?m)^  --([a-z-]+)  \((?:([A-Z_]+), )?default [^\n]*\)\n      \S`)
+
+// Each command's help lists exactly the flags it reads, in the one format
+// serve's help has: a flag a command would ignore is not offered, and one
+// it reads is not hidden. serve and settings read every setting; the
+// commands that only open the store read where it is and how to reach it.
+func TestEveryCommandsHelpListsExactlyTheFlagsItReads(t *testing.T) {
+	var every []string
+	for _, st := range (&config{}).settings().Settings() {
+		every = append(every, st.Flag)
+	}
+	store := []string{"database-url", "database-pooler", "db-startup-wait", "db-query-timeout"}
+	for command, want := range map[string][]string{
+		"serve":              every,
+		"settings":           every,
+		"migrate":            append(slices.Clone(store), "log-level"),
+		"webhooks list":      append(slices.Clone(store), "failed", "limit"),
+		"webhooks redeliver": append(slices.Clone(store), "all"),
+		"token":              {"jwt-secret-file", "dev", "subject", "scope", "ttl", "issuer", "audience"},
+		"webhooks listen":    {"addr", "secret-file", "dev"},
+	} {
+		t.Run(command, func(t *testing.T) {
+			var out, errs strings.Builder
+			if code := run(t.Context(), append(strings.Fields(command), "--help"), noEnv, &out, &errs); code != 0 {
+				t.Fatalf("%s --help exited %d: %s", command, code, errs.String())
+			}
+			var listed []string
+			for _, m := range flagLine.FindAllStringSubmatch(out.String(), -1) {
+				listed = append(listed, m[1])
+			}
+			if strings.Count(out.String(), "\n  --") != len(listed) {
+				t.Errorf("%s --help has flags in another format:\n%s", command, out.String())
+			}
+			slices.Sort(listed)
+			want = slices.Sorted(slices.Values(want))
+			if !slices.Equal(listed, want) {
+				t.Errorf("%s --help lists %v; want %v", command, listed, want)
+			}
+		})
+	}
+}
+
+// A flag of serve's that migrate does not read is refused, as any unknown
+// flag is, rather than taken and ignored; its variable is ignored.
+func TestMigrateRefusesTheFlagsItDoesNotRead(t *testing.T) {
+	var out, errs strings.Builder
+	if code := run(t.Context(), []string{"migrate", "--addr", ":9000"}, noEnv, &out, &errs); code != 1 || !strings.Contains(errs.String(), "flag provided but not defined: -addr") {
+		t.Errorf("migrate --addr: status %d, stderr %q; want 1 and the flag refused", code, errs.String())
+	}
+	env := envOf(map[string]string{"PLANTSTORE_DATABASE_URL": "sqlite:" + t.TempDir() + "/plants.db", "PLANTSTORE_ADDR": "not an address"})
+	out.Reset()
+	errs.Reset()
+	if code := run(t.Context(), []string{"migrate"}, env, &out, &errs); code != 0 {
+		t.Errorf("migrate with PLANTSTORE_ADDR it does not read: status %d, %s", code, errs.String())
+	}
+}
+
+// token and webhooks listen read their variables when their flags are not
+// given, and a flag wins.
+func TestOwnFlagsReadTheirVariables(t *testing.T) {
+	secret := t.TempDir() + "/secret"
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"token"}, map[string]string{"PLANTSTORE_JWT_SECRET_FILE": secret}, secret},
+		{[]string{"token", "--jwt-secret-file", secret}, map[string]string{"PLANTSTORE_JWT_SECRET_FILE": "/elsewhere"}, secret},
+	} {
+		var out, errs strings.Builder
+		run(t.Context(), c.args, envOf(c.env), &out, &errs)
+		// The secret file does not exist: the error names the file read.
+		if !strings.Contains(errs.String(), c.want) {
+			t.Errorf("%v with %v: %q; want the file %s read", c.args, c.env, errs.String(), c.want)
+		}
 	}
 }

@@ -11,8 +11,8 @@ import (
 // migrate applies the store's schema migrations and exits. It is safe to run
 // again: applied migrations are skipped.
 func migrate(ctx context.Context, args []string, getenv func(string) (string, bool), stdout, _ io.Writer) error {
-	cfg, err := loadConfig("migrate", args, getenv, stdout)
-	if err != nil {
+	cfg := &config{}
+	if err := cfg.settings().Only(append(storeAccess, "log-level")...).Load("migrate", args, getenv, stdout); err != nil {
 		return err
 	}
 	cfg.Store.Migrate = false // applied below, once, with the caller's context

@@ -17,18 +17,25 @@ import (
 func token(args []string, getenv func(string) (string, bool), stdout, stderr io.Writer) error {
 	env := func(name string) string { v, _ := getenv(name); return v }
 	fs := flag.NewFlagSet("token", flag.ContinueOnError)
-	secretFile := fs.String("jwt-secret-file", env("PLANTSTORE_JWT_SECRET_FILE"), "file holding the HS256 secret (PLANTSTORE_JWT_SECRET_FILE)")
+	secretFile := fs.String("jwt-secret-file", "", "file holding the HS256 secret")
 	dev := fs.Bool("dev", false, "sign with the local development secret that serve --dev uses")
 	subject := fs.String("subject", "dev", "the token's sub claim, recorded as the creator of plants")
-	scope := fs.String("scope", defaultScope(env), "space-separated scopes granted by the token")
+	scope := fs.String("scope", defaultScope(env), "space-separated scopes granted by the token; by default the read and write scopes serve takes (PLANTSTORE_READ_SCOPE, PLANTSTORE_REQUIRED_SCOPE)")
 	ttl := fs.Duration("ttl", time.Hour, "how long the token is valid")
-	issuer := fs.String("issuer", env("PLANTSTORE_JWT_ISSUER"), "iss claim (PLANTSTORE_JWT_ISSUER)")
-	audience := fs.String("audience", env("PLANTSTORE_JWT_AUDIENCE"), "aud claim (PLANTSTORE_JWT_AUDIENCE)")
+	issuer := fs.String("issuer", "", "iss claim")
+	audience := fs.String("audience", "", "aud claim")
+	variables := map[string]string{
+		"jwt-secret-file": "PLANTSTORE_JWT_SECRET_FILE",
+		"issuer":          "PLANTSTORE_JWT_ISSUER",
+		"audience":        "PLANTSTORE_JWT_AUDIENCE",
+	}
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: plantstore token [flags]\n\nMints an HS256 token for development and tests.\n\n")
-		fs.PrintDefaults()
+		commandUsage(fs.Output(), "token", "Mints an HS256 token for development and tests.", fs, variables)
 	}
 	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	if err := fromVariables(fs, variables, getenv); err != nil {
 		return err
 	}
 	if *dev && *secretFile == "" {

@@ -22,7 +22,7 @@ const webhooksUsage = `Usage:
   plantstore webhooks listen [--dev] [--addr A] [--secret-file F]
                                                             a receiver for development: prints verified events
 
-list and redeliver take the settings of serve (the store: PLANTSTORE_DATABASE_URL).
+list and redeliver take serve's settings of the store (PLANTSTORE_DATABASE_URL and how to reach it).
 `
 
 // webhooks is the operator's view of the outbox of new-plant events, and a
@@ -78,7 +78,7 @@ func webhooks(ctx context.Context, args []string, getenv func(string) (string, b
 func withEventLog(ctx context.Context, command string, args []string, getenv func(string) (string, bool), stdout io.Writer,
 	own func(*flag.FlagSet), do func(application.EventLog, []string) error) error {
 	c := &config{}
-	rest, err := c.settings().Parse(command, args, getenv, stdout, own)
+	rest, err := c.settings().Only(storeAccess...).Parse(command, args, getenv, stdout, own)
 	if err != nil {
 		return err
 	}

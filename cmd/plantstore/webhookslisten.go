@@ -28,16 +28,18 @@ const devWebhookSecretPath = ".dev/webhook-secret"
 // listen runs a receiver of new-plant events for development: it verifies
 // each event's signature and prints it as one JSON line.
 func listen(ctx context.Context, args []string, getenv func(string) (string, bool), stdout, stderr io.Writer) error {
-	env := func(name string) string { v, _ := getenv(name); return v }
 	fs := flag.NewFlagSet("webhooks listen", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:8090", "address to listen on")
-	secretFile := fs.String("secret-file", env("PLANTSTORE_WEBHOOK_SECRET_FILE"), "file with the whsec_ signing secret (PLANTSTORE_WEBHOOK_SECRET_FILE)")
+	secretFile := fs.String("secret-file", "", "file with the whsec_ signing secret")
 	dev := fs.Bool("dev", false, "use (and create) the development secret "+devWebhookSecretPath)
+	variables := map[string]string{"secret-file": "PLANTSTORE_WEBHOOK_SECRET_FILE"}
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: plantstore webhooks listen [flags]\n\nReceives new-plant events for development: verifies each and prints it as one JSON line.\n\n")
-		fs.PrintDefaults()
+		commandUsage(fs.Output(), "webhooks listen", "Receives new-plant events for development: verifies each and prints it as one JSON line.", fs, variables)
 	}
 	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	if err := fromVariables(fs, variables, getenv); err != nil {
 		return err
 	}
 	if *dev && *secretFile == "" {
