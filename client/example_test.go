@@ -2,44 +2,155 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
+	"net/http"
+	"net/http/httptest"
 	"os"
 
 	"github.com/plantstore/plantstore/client"
 )
 
-// Create a plant with a token, then read it again only if it changed. An
-// answer the API refuses is not an error: its status says which of the
-// response's fields holds what the API sent (JSON200, JSON409, ...).
-func ExampleNewClientWithResponses() {
+// Create a plant, read it again only if it changed, change it unless
+// someone else did meanwhile, list every plant and delete it. README.md's
+// "Go client" shows this body as it is (TestReadmeShowsTheExample).
+func Example() {
 	ctx := context.Background()
-	c, err := client.NewClientWithResponses("http://localhost:8080", client.WithBearerToken(os.Getenv("TOKEN")))
+	c, err := client.New("http://localhost:8080", client.WithToken(os.Getenv("PLANTSTORE_TOKEN")))
 	if err != nil {
-		log.Fatal(err)
+		log.Fatal(err) // a malformed address, or no token
 	}
-	var tag client.NewPlant_Tag
-	if err := tag.FromTag("aroid"); err != nil {
-		log.Fatal(err)
+
+	// A create is idempotent by id: the same plant sent again is a success.
+	p, err := c.Create(ctx, client.NewPlant{ID: 42, Name: "Monstera deliciosa", Tag: "aroid"})
+	var apiErr *client.Error
+	switch {
+	case errors.Is(err, client.ErrConflict):
+		log.Fatal("another plant has id 42")
+	case errors.As(err, &apiErr):
+		log.Fatalf("refused: %d, error %d: %s (request %s)", apiErr.StatusCode, apiErr.Code, apiErr.Message, apiErr.RequestID)
+	case err != nil:
+		log.Fatal(err) // no answer: the service could not be reached
 	}
-	created, err := c.CreatePlantWithResponse(ctx, nil, client.NewPlant{Id: 42, Name: "Monstera deliciosa", Tag: &tag})
-	if err != nil {
-		log.Fatal(err) // the request did not get an answer
-	}
-	switch created.StatusCode() {
-	case 200: // created, or the same plant sent again
-		fmt.Println(created.JSON200.Name, created.Headers200.ETag)
-	case 409: // another plant has this id
-		log.Fatal(created.JSON409.Error, created.JSON409.Message)
-	default:
-		log.Fatalf("create: %d %s", created.StatusCode(), created.Body)
-	}
-	etag := created.Headers200.ETag
-	again, err := c.GetPlantWithResponse(ctx, 42, &client.GetPlantParams{IfNoneMatch: &etag})
-	if err != nil {
-		log.Fatal(err)
-	}
-	if again.StatusCode() == 304 {
+
+	// Read it again only if it changed since.
+	if _, err := c.Get(ctx, 42, client.IfNoneMatch(p.ETag)); errors.Is(err, client.ErrNotModified) {
 		fmt.Println("unchanged")
 	}
+
+	// Rename it and remove its tag, unless someone changed it since.
+	p, err = c.Change(ctx, 42, client.Patch{}.SetName("Monstera adansonii").RemoveTag(), client.IfMatch(p.ETag))
+	if errors.Is(err, client.ErrPreconditionFailed) {
+		log.Fatal("changed by someone else: read it again")
+	} else if err != nil {
+		log.Fatal(err)
+	}
+
+	// List every plant, a page after another.
+	for plant, err := range c.List(ctx, client.ListOptions{}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(plant.ID, plant.Name, plant.Tag)
+	}
+
+	if err := c.Delete(ctx, 42, client.IfMatch(p.ETag)); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// An answer the API refuses is an *Error with what the service said.
+func ExampleError() {
+	api := cannedAPI(map[string]canned{
+		"POST /plants": {409, nil, `{"error":40901,"message":"a plant with this id exists with a different name or tag"}`},
+	})
+	defer api.Close()
+	c, err := client.New(api.URL, client.WithToken("a JWT"))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	_, err = c.Create(context.Background(), client.NewPlant{ID: 7, Name: "Monstera adansonii"})
+	var apiErr *client.Error
+	if errors.As(err, &apiErr) {
+		fmt.Println(apiErr.StatusCode, apiErr.Code == client.CodeConflict, apiErr.Message, apiErr.RequestID)
+	}
+	fmt.Println(errors.Is(err, client.ErrConflict))
+	fmt.Println(err)
+	// Output:
+	// 409 true a plant with this id exists with a different name or tag req-1
+	// true
+	// plantstore: 409 Conflict, error 40901: a plant with this id exists with a different name or tag (request req-1)
+}
+
+// List follows the service's pages: here two of two plants and one of one.
+func ExampleClient_List() {
+	api := cannedAPI(map[string]canned{
+		"GET /plants?limit=2&tag=aroid": {200, http.Header{"Link": {`</plants?limit=2&after=8&tag=aroid>; rel="next"`}},
+			`[{"id":7,"name":"Monstera deliciosa","tag":"aroid"},{"id":8,"name":"Philodendron","tag":"aroid"}]`},
+		"GET /plants?limit=2&after=8&tag=aroid": {200, nil, `[{"id":12,"name":"Anthurium","tag":"aroid"}]`},
+	})
+	defer api.Close()
+	c, err := client.New(api.URL, client.WithToken("a JWT"))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	for p, err := range c.List(context.Background(), client.ListOptions{Tag: "aroid", PageSize: 2}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(p.ID, p.Name)
+	}
+	// Output:
+	// 7 Monstera deliciosa
+	// 8 Philodendron
+	// 12 Anthurium
+}
+
+// A read with IfNoneMatch answers ErrNotModified while the plant is the
+// same as when its ETag was read.
+func ExampleClient_Get_notModified() {
+	api := cannedAPI(map[string]canned{
+		"GET /plants/7": {304, http.Header{"ETag": {`"oHWlwy3amqwLe8DvEsFOaw"`}}, ""},
+	})
+	defer api.Close()
+	c, err := client.New(api.URL, client.WithToken("a JWT"))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	p, err := c.Get(context.Background(), 7, client.IfNoneMatch(`"oHWlwy3amqwLe8DvEsFOaw"`))
+	fmt.Println(errors.Is(err, client.ErrNotModified), p.ETag)
+	// Output: true "oHWlwy3amqwLe8DvEsFOaw"
+}
+
+// canned is one answer of cannedAPI.
+type canned struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// cannedAPI answers each request "METHOD /path?query" with its canned
+// answer, as the service would, and any other with 404; the examples run
+// without a service. The tests of the client against the served API are in
+// adapters/httpapi (client_*_test.go).
+func cannedAPI(answers map[string]canned) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a, ok := answers[r.Method+" "+r.URL.RequestURI()]
+		if !ok {
+			a = canned{404, nil, `{"error":40401,"message":"no such route"}`}
+		}
+		for k, vs := range a.header {
+			w.Header()[k] = vs
+		}
+		w.Header().Set("X-Request-ID", "req-1")
+		if a.body != "" {
+			w.Header().Set("Content-Type", "application/json")
+		}
+		w.WriteHeader(a.status)
+		_, _ = w.Write([]byte(a.body))
+	}))
 }

@@ -82,7 +82,7 @@ func copyArgs(in instruction) (sources []string, dest string) {
 
 // goDirs are the top-level directories holding the packages the binary is
 // built from (as go list reports its dependencies), which the image's build
-// stage must copy. Code the binary does not import (the generated client,
+// stage must copy. Code the binary does not import (the API client,
 // the load tool) need not be in the image.
 func goDirs(t *testing.T) []string {
 	t.Helper()

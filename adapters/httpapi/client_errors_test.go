@@ -6,48 +6,50 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/client"
 )
 
-// clientCall is one operation sent with the generated client.
+// clientCall is one operation sent with the client.
 type clientCall struct {
 	name  string
-	head  bool // a HEAD: the answer has no body
 	write bool // needs plants:write, not plants:read
-	call  func(ctx context.Context, c *client.ClientWithResponses) (any, error)
+	call  func(ctx context.Context, c *client.Client) error
 }
 
-// plantCalls are the operations that need a token, one call each, on the
-// plant with id 1.
+// plantCalls are the plant operations, one call each, on the plant with
+// id 1 (seededStore's Aloe).
 var plantCalls = []clientCall{
-	{"create", false, true, func(ctx context.Context, c *client.ClientWithResponses) (any, error) {
-		return c.CreatePlantWithResponse(ctx, nil, client.NewPlant{Id: 2, Name: "Basil"})
+	{"create", true, func(ctx context.Context, c *client.Client) error {
+		_, err := c.Create(ctx, client.NewPlant{ID: 2, Name: "Basil"})
+		return err
 	}},
-	{"read", false, false, func(ctx context.Context, c *client.ClientWithResponses) (any, error) {
-		return c.GetPlantWithResponse(ctx, 1, nil)
+	{"read", false, func(ctx context.Context, c *client.Client) error {
+		_, err := c.Get(ctx, 1)
+		return err
 	}},
-	{"head", true, false, func(ctx context.Context, c *client.ClientWithResponses) (any, error) {
-		return c.HeadPlantWithResponse(ctx, 1, nil)
+	{"list", false, func(ctx context.Context, c *client.Client) error {
+		for _, err := range c.List(ctx, client.ListOptions{}) {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	}},
-	{"list", false, false, func(ctx context.Context, c *client.ClientWithResponses) (any, error) {
-		return c.ListPlantsWithResponse(ctx, nil)
+	{"change", true, func(ctx context.Context, c *client.Client) error {
+		_, err := c.Change(ctx, 1, client.Patch{}.SetName("Sage"))
+		return err
 	}},
-	{"head list", true, false, func(ctx context.Context, c *client.ClientWithResponses) (any, error) {
-		return c.HeadListPlantsWithResponse(ctx, nil)
-	}},
-	{"change", false, true, func(ctx context.Context, c *client.ClientWithResponses) (any, error) {
-		return c.ChangePlantWithApplicationMergePatchPlusJSONBodyWithResponse(ctx, 1, nil, client.PlantPatch{Name: ptr("Sage")})
-	}},
-	{"delete", false, true, func(ctx context.Context, c *client.ClientWithResponses) (any, error) {
-		return c.DeletePlantWithResponse(ctx, 1, nil)
+	{"delete", true, func(ctx context.Context, c *client.Client) error {
+		return c.Delete(ctx, 1)
 	}},
 }
 
-// Every operation that needs a token refuses a request without one, with a
-// refused one or without its scope: the client decodes the Error, or, to a
-// HEAD, the status and the WWW-Authenticate challenge without a body.
+// Every operation refuses a request without a token, with a refused one or
+// without its scope: the client answers the *client.Error with the API's
+// code, which errors.Is matches with ErrUnauthorized or ErrForbidden.
 func TestClientRefusals(t *testing.T) {
 	s := startServer(t, withStore(seededStore(t)))
 	for _, op := range plantCalls {
@@ -56,138 +58,151 @@ func TestClientRefusals(t *testing.T) {
 			other = "plants:read"
 		}
 		for _, r := range []struct {
-			name   string
-			token  string
-			status int
-			code   client.ErrorError
+			name     string
+			token    string
+			status   int
+			code     int
+			sentinel error
 		}{
-			{"no token", "", 401, client.ErrorErrorMissingToken},
-			{"expired token", s.keys.Expired(t), 401, client.ErrorErrorInvalidToken},
-			{"token of another key", s.keys.UnknownKey(t), 401, client.ErrorErrorInvalidToken},
-			{"without the scope", s.keys.Scoped(t, other), 403, client.ErrorErrorInsufficientScope},
+			{"no token", "", 401, client.CodeMissingToken, client.ErrUnauthorized},
+			{"expired token", s.keys.Expired(t), 401, client.CodeInvalidToken, client.ErrUnauthorized},
+			{"token of another key", s.keys.UnknownKey(t), 401, client.CodeInvalidToken, client.ErrUnauthorized},
+			{"without the scope", s.keys.Scoped(t, other), 403, client.CodeInsufficientScope, client.ErrForbidden},
 		} {
 			t.Run(op.name+" "+r.name, func(t *testing.T) {
-				got, err := op.call(t.Context(), s.apiClient(t, r.token))
-				d := decode(t, got, err)
-				d.expectError(t, op.head, r.status, r.code)
-				if ch := d.header("WWWAuthenticate"); !strings.HasPrefix(ch, `Bearer realm="plantstore"`) {
-					t.Errorf("WWW-Authenticate %q", ch)
-				}
+				c, _ := s.plantClient(t, r.token)
+				apiError(t, op.call(t.Context(), c), r.status, r.code, r.sentinel)
 			})
 		}
 	}
 	s.expectHealthy(t)
 }
 
-// Requests the API cannot take: a body that is not JSON or breaks a rule
-// (400), a parameter out of range (400, to HEAD too), a body over the limit
-// (413) and a body of another type (415).
+// A token source is asked before every request: a rotated token is used as
+// soon as the source gives it.
+func TestClientTokenSource(t *testing.T) {
+	s := startServer(t, withStore(seededStore(t)))
+	tokens := []string{s.keys.Expired(t), s.token(t, nil)}
+	var asked int
+	c, _ := s.plantClient(t, "", client.WithTokenSource(func(context.Context) (string, error) {
+		asked++
+		return tokens[min(asked, len(tokens))-1], nil
+	}))
+	_, err := c.Get(t.Context(), 1)
+	apiError(t, err, 401, client.CodeInvalidToken, client.ErrUnauthorized)
+	if p, err := c.Get(t.Context(), 1); err != nil || p.Name != "Aloe" || asked != 2 {
+		t.Fatalf("with the renewed token: %+v %v, the source asked %d times", p, err, asked)
+	}
+}
+
+// Requests the API cannot take: a field that breaks a rule or a parameter
+// out of range (400, the message naming it) and a body over the limit
+// (413); and a base URL that is not the service's (404, no such route,
+// which is not ErrNotFound). Nothing is stored.
 func TestClientBadRequests(t *testing.T) {
 	s := startServer(t, withStore(seededStore(t)), withMaxBody(256))
+	c, _ := s.plantClient(t, s.token(t, nil))
 	long := strings.Repeat("x", 300)
 	for _, tc := range []struct {
-		name   string
-		head   bool
-		status int
-		code   client.ErrorError
-		call   func(ctx context.Context, c *client.ClientWithResponses) (any, error)
+		name    string
+		status  int
+		code    int
+		mention string // what the message names
+		call    func(ctx context.Context, c *client.Client) error
 	}{
-		{"create malformed", false, 400, client.ErrorErrorMalformedBody, func(ctx context.Context, c *client.ClientWithResponses) (any, error) {
-			return c.CreatePlantWithBodyWithResponse(ctx, nil, "application/json", strings.NewReader(`{"id":2,`))
+		{"create without a name", 400, client.CodeInvalidField, "name", func(ctx context.Context, c *client.Client) error {
+			_, err := c.Create(ctx, client.NewPlant{ID: 2})
+			return err
 		}},
-		{"create without a name", false, 400, client.ErrorErrorInvalidField, func(ctx context.Context, c *client.ClientWithResponses) (any, error) {
-			return c.CreatePlantWithResponse(ctx, nil, client.NewPlant{Id: 2})
+		{"create with a control character", 400, client.CodeInvalidField, "name", func(ctx context.Context, c *client.Client) error {
+			_, err := c.Create(ctx, client.NewPlant{ID: 2, Name: "Basil\n"})
+			return err
 		}},
-		{"change to an empty name", false, 400, client.ErrorErrorInvalidField, func(ctx context.Context, c *client.ClientWithResponses) (any, error) {
-			return c.ChangePlantWithResponse(ctx, 1, nil, client.PlantPatch{Name: ptr("")})
+		{"create with a tag too long", 400, client.CodeInvalidField, "tag", func(ctx context.Context, c *client.Client) error {
+			_, err := c.Create(ctx, client.NewPlant{ID: 2, Name: "Basil", Tag: strings.Repeat("t", 65)})
+			return err
 		}},
-		{"list with limit 0", false, 400, client.ErrorErrorInvalidField, func(ctx context.Context, c *client.ClientWithResponses) (any, error) {
-			return c.ListPlantsWithResponse(ctx, &client.ListPlantsParams{Limit: ptr[int32](0)})
+		{"change to an empty name", 400, client.CodeInvalidField, "name", func(ctx context.Context, c *client.Client) error {
+			_, err := c.Change(ctx, 1, client.Patch{}.SetName(""))
+			return err
 		}},
-		{"head list with limit 1001", true, 400, 0, func(ctx context.Context, c *client.ClientWithResponses) (any, error) {
-			return c.HeadListPlantsWithResponse(ctx, &client.HeadListPlantsParams{Limit: ptr[int32](1001)})
+		{"change to an empty tag", 400, client.CodeInvalidField, "tag", func(ctx context.Context, c *client.Client) error {
+			_, err := c.Change(ctx, 1, client.Patch{}.SetTag(""))
+			return err
 		}},
-		{"create too large", false, 413, client.ErrorErrorBodyTooLarge, func(ctx context.Context, c *client.ClientWithResponses) (any, error) {
-			return c.CreatePlantWithResponse(ctx, nil, client.NewPlant{Id: 2, Name: long})
+		{"list 1001 a page", 400, client.CodeInvalidField, "limit", func(ctx context.Context, c *client.Client) error {
+			_, err := c.ListPage(ctx, client.ListOptions{PageSize: 1001})
+			return err
 		}},
-		{"change too large", false, 413, client.ErrorErrorBodyTooLarge, func(ctx context.Context, c *client.ClientWithResponses) (any, error) {
-			return c.ChangePlantWithResponse(ctx, 1, nil, client.PlantPatch{Name: &long})
+		{"list -1 a page", 400, client.CodeInvalidField, "limit", func(ctx context.Context, c *client.Client) error {
+			_, err := c.ListPage(ctx, client.ListOptions{PageSize: -1})
+			return err
 		}},
-		{"create as text", false, 415, client.ErrorErrorUnsupportedMediaType, func(ctx context.Context, c *client.ClientWithResponses) (any, error) {
-			return c.CreatePlantWithBodyWithResponse(ctx, nil, "text/plain", strings.NewReader(`{"id":2,"name":"Basil"}`))
+		{"list a tag with a control character", 400, client.CodeInvalidField, "tag", func(ctx context.Context, c *client.Client) error {
+			_, err := c.ListPage(ctx, client.ListOptions{Tag: "a\tb"})
+			return err
 		}},
-		{"change as text", false, 415, client.ErrorErrorUnsupportedMediaType, func(ctx context.Context, c *client.ClientWithResponses) (any, error) {
-			return c.ChangePlantWithBodyWithResponse(ctx, 1, nil, "text/plain", strings.NewReader(`{"name":"Sage"}`))
+		{"create too large", 413, client.CodeBodyTooLarge, "", func(ctx context.Context, c *client.Client) error {
+			_, err := c.Create(ctx, client.NewPlant{ID: 2, Name: long})
+			return err
+		}},
+		{"change too large", 413, client.CodeBodyTooLarge, "", func(ctx context.Context, c *client.Client) error {
+			_, err := c.Change(ctx, 1, client.Patch{}.SetName(long))
+			return err
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := tc.call(t.Context(), s.apiClient(t, s.token(t, nil)))
-			decode(t, got, err).expectError(t, tc.head, tc.status, tc.code)
+			e := apiError(t, tc.call(t.Context(), c), tc.status, tc.code, nil)
+			if !strings.Contains(e.Message, tc.mention) || !strings.Contains(e.Error(), e.Message) {
+				t.Errorf("message %q (%v), want it to name %q", e.Message, e, tc.mention)
+			}
 		})
+	}
+	if p, err := c.Get(t.Context(), 1); err != nil || p.Name != "Aloe" {
+		t.Errorf("plant 1 after the refusals: %+v %v", p, err)
+	}
+	apiError(t, c.Delete(t.Context(), 2), 404, client.CodeNoSuchPlant, client.ErrNotFound)
+
+	wrong, err := client.New(s.url+"/v9/", client.WithToken(s.token(t, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = wrong.Get(t.Context(), 1)
+	apiError(t, err, 404, client.CodeNoSuchRoute, nil)
+	if errors.Is(err, client.ErrNotFound) {
+		t.Errorf("no such route is ErrNotFound: %v", err)
 	}
 	s.expectHealthy(t)
 }
 
 // A failing store is answered with 503 and Retry-After, or 500, to every
-// plant operation; the client decodes the Error, or to a HEAD the headers.
+// plant operation: the *client.Error carries the wait, or the request id
+// that finds the logged fault.
 func TestClientStoreFaults(t *testing.T) {
 	for _, f := range []struct {
-		name   string
-		fault  error
-		status int
-		code   client.ErrorError
+		name     string
+		fault    error
+		status   int
+		code     int
+		sentinel error
 	}{
-		{"unavailable", fmt.Errorf("pool: %w", application.ErrUnavailable), 503, client.ErrorErrorUnavailable},
-		{"fault", errors.New("disk on fire"), 500, client.ErrorErrorInternalError},
+		{"unavailable", fmt.Errorf("pool: %w", application.ErrUnavailable), 503, client.CodeUnavailable, client.ErrUnavailable},
+		{"fault", errors.New("disk on fire"), 500, client.CodeInternalError, nil},
 	} {
 		store := seededStore(t)
 		store.Inject(func() error { return f.fault })
 		s := startServer(t, withStore(store))
+		c, _ := s.plantClient(t, s.token(t, nil))
 		for _, op := range plantCalls {
 			t.Run(op.name+" "+f.name, func(t *testing.T) {
-				got, err := op.call(t.Context(), s.apiClient(t, s.token(t, nil)))
-				d := decode(t, got, err)
-				d.expectError(t, op.head, f.status, f.code)
-				if f.status == 503 && d.headers.FieldByName("RetryAfter").Int() < 1 {
-					t.Errorf("Retry-After %v, want at least a second", d.headers.FieldByName("RetryAfter"))
+				e := apiError(t, op.call(t.Context(), c), f.status, f.code, f.sentinel)
+				switch {
+				case f.status == 503 && e.RetryAfter < time.Second:
+					t.Errorf("Retry-After %v, want at least a second", e.RetryAfter)
+				case f.status == 500 && e.Message != e.RequestID:
+					t.Errorf("500 message %q, want the request id %q", e.Message, e.RequestID)
 				}
 			})
 		}
 	}
-}
-
-// The documentation operations: the document, the reference page and its
-// files, each by GET and by HEAD, and a file that is not there (404).
-func TestClientDocumentation(t *testing.T) {
-	s := startServer(t)
-	c := s.apiClient(t, "")
-	ctx := context.Background()
-	doc, err := c.GetOpenAPIWithResponse(ctx, nil)
-	if decode(t, doc, err); doc.StatusCode() != 200 || !strings.HasPrefix(string(doc.Body), "openapi: 3.0.3") {
-		t.Fatalf("document: %d %.40q", doc.StatusCode(), doc.Body)
-	}
-	headDoc, err := c.HeadOpenAPIWithResponse(ctx, nil)
-	if decode(t, headDoc, err); headDoc.StatusCode() != 200 || len(headDoc.Body) != 0 {
-		t.Fatalf("head document: %d", headDoc.StatusCode())
-	}
-	page, err := c.GetReferenceWithResponse(ctx, nil)
-	if decode(t, page, err); page.StatusCode() != 200 || page.Headers200.ContentSecurityPolicy == "" || !strings.Contains(string(page.Body), "<html") {
-		t.Fatalf("reference: %d %.40q", page.StatusCode(), page.Body)
-	}
-	headPage, err := c.HeadReferenceWithResponse(ctx, nil)
-	if decode(t, headPage, err); headPage.StatusCode() != 200 || headPage.Headers200.ContentSecurityPolicy != page.Headers200.ContentSecurityPolicy {
-		t.Fatalf("head reference: %d", headPage.StatusCode())
-	}
-	asset, err := c.GetReferenceAssetWithResponse(ctx, client.GetReferenceAssetParamsAssetReferenceJs, nil)
-	if decode(t, asset, err); asset.StatusCode() != 200 || len(asset.Body) == 0 {
-		t.Fatalf("reference.js: %d", asset.StatusCode())
-	}
-	headAsset, err := c.HeadReferenceAssetWithResponse(ctx, client.HeadReferenceAssetParamsAssetSwaggerUiCss, nil)
-	if decode(t, headAsset, err); headAsset.StatusCode() != 200 || len(headAsset.Body) != 0 {
-		t.Fatalf("head swagger-ui.css: %d", headAsset.StatusCode())
-	}
-	missing, err := c.GetReferenceAssetWithResponse(ctx, "nope.js", nil)
-	decode(t, missing, err).expectError(t, false, 404, client.ErrorErrorNoSuchRoute)
-	headMissing, err := c.HeadReferenceAssetWithResponse(ctx, "nope.js", nil)
-	decode(t, headMissing, err).expectError(t, true, 404, 0)
 }

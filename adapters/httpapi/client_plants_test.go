@@ -2,132 +2,189 @@ package httpapi
 
 import (
 	"context"
-	"net/http"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/client"
 )
 
-// The generated client creates, replays, reads, lists, changes and deletes a
-// plant, with ETags and conditional requests, and decodes each documented
-// answer: the plant, the 304, the 404, the 409 and the 412.
+// The client creates, replays, reads, changes and deletes a plant, with the
+// ETag of every answer that carries one and the conditions the service
+// honours: If-None-Match on a read, If-Match on a change and a delete.
 func TestClientPlantOperations(t *testing.T) {
 	ctx := context.Background()
 	s := startServer(t)
-	c := s.apiClient(t, s.token(t, nil))
-	plant := client.NewPlant{Id: 7, Name: "Monstera deliciosa", Tag: newPlantTag(t, "aroid")}
+	c, _ := s.plantClient(t, s.token(t, nil))
 
-	created, err := c.CreatePlantWithResponse(ctx, nil, plant)
-	decode(t, created, err)
-	if created.StatusCode() != 200 || created.JSON200 == nil || created.JSON200.Name != plant.Name || *created.JSON200.Tag != "aroid" {
-		t.Fatalf("create: %d %s", created.StatusCode(), created.Body)
+	created, err := c.Create(ctx, client.NewPlant{ID: 7, Name: "Monstera deliciosa", Tag: "aroid"})
+	if err != nil || created.ID != 7 || created.Name != "Monstera deliciosa" || created.Tag != "aroid" || !isQuoted(created.ETag) {
+		t.Fatalf("create: %+v %v", created, err)
 	}
-	etag := created.Headers200.ETag
-	replayed, err := c.CreatePlantWithResponse(ctx, &client.CreatePlantParams{XRequestID: ptr("replay-7")}, plant)
-	decode(t, replayed, err)
-	if replayed.StatusCode() != 200 || replayed.JSON200.Name != plant.Name || replayed.Headers200.ETag != etag || replayed.Headers200.XRequestID != "replay-7" {
-		t.Fatalf("replay: %d %s %+v", replayed.StatusCode(), replayed.Body, replayed.Headers200)
+	// Idempotent by id: the same plant again is the same success.
+	if replayed, err := c.Create(ctx, client.NewPlant{ID: 7, Name: "Monstera deliciosa", Tag: "aroid"}); err != nil || replayed != created {
+		t.Fatalf("replay: %+v %v, want %+v", replayed, err, created)
 	}
-	conflict, err := c.CreatePlantWithResponse(ctx, nil, client.NewPlant{Id: 7, Name: "Monstera adansonii"})
-	decode(t, conflict, err).expectError(t, false, 409, client.ErrorErrorConflict)
+	_, err = c.Create(ctx, client.NewPlant{ID: 7, Name: "Monstera adansonii"})
+	apiError(t, err, 409, client.CodeConflict, client.ErrConflict)
 
-	got, err := c.GetPlantWithResponse(ctx, 7, nil)
-	decode(t, got, err)
-	if got.StatusCode() != 200 || got.JSON200 == nil || got.JSON200.Id != 7 || got.JSON200.Name != plant.Name || got.Headers200.ETag != etag {
-		t.Fatalf("read: %d %s", got.StatusCode(), got.Body)
+	if got, err := c.Get(ctx, 7); err != nil || got != created {
+		t.Fatalf("read: %+v %v, want %+v", got, err, created)
 	}
-	unchanged, err := c.GetPlantWithResponse(ctx, 7, &client.GetPlantParams{IfNoneMatch: &etag})
-	if decode(t, unchanged, err); unchanged.StatusCode() != 304 || unchanged.Headers304.ETag != etag || len(unchanged.Body) != 0 {
-		t.Fatalf("read if none match: %d %q", unchanged.StatusCode(), unchanged.Body)
-	}
-	head, err := c.HeadPlantWithResponse(ctx, 7, nil)
-	if decode(t, head, err); head.StatusCode() != 200 || head.Headers200.ETag != etag || len(head.Body) != 0 {
-		t.Fatalf("head: %d %q", head.StatusCode(), head.Body)
-	}
-	headUnchanged, err := c.HeadPlantWithResponse(ctx, 7, &client.HeadPlantParams{IfNoneMatch: &etag})
-	if decode(t, headUnchanged, err); headUnchanged.StatusCode() != 304 || headUnchanged.Headers304.ETag != etag {
-		t.Fatalf("head if none match: %d", headUnchanged.StatusCode())
-	}
-
-	for _, id := range []int64{8, 9} {
-		r, err := c.CreatePlantWithResponse(ctx, nil, client.NewPlant{Id: id, Name: "Fern"})
-		if decode(t, r, err); r.StatusCode() != 200 {
-			t.Fatalf("create %d: %d", id, r.StatusCode())
+	for _, etags := range [][]string{{created.ETag}, {`"other"`, created.ETag}, {client.AnyETag}} {
+		got, err := c.Get(ctx, 7, client.IfNoneMatch(etags...))
+		if !errors.Is(err, client.ErrNotModified) || got != (client.Plant{ID: 7, ETag: created.ETag}) {
+			t.Fatalf("read if none match %q: %+v %v", etags, got, err)
 		}
 	}
-	page, err := c.ListPlantsWithResponse(ctx, &client.ListPlantsParams{Limit: ptr[int32](10), Tag: ptr("aroid")})
-	if decode(t, page, err); page.StatusCode() != 200 || page.JSON200 == nil || len(*page.JSON200) != 1 || (*page.JSON200)[0].Id != 7 {
-		t.Fatalf("list by tag: %d %s", page.StatusCode(), page.Body)
-	}
-	first, err := c.ListPlantsWithResponse(ctx, &client.ListPlantsParams{Limit: ptr[int32](2)})
-	if decode(t, first, err); first.StatusCode() != 200 || len(*first.JSON200) != 2 || deref(first.Headers200.Link) != `</plants?limit=2&after=8>; rel="next"` {
-		t.Fatalf("first page: %d %s %+v", first.StatusCode(), first.Body, first.Headers200)
-	}
-	last, err := c.ListPlantsWithResponse(ctx, &client.ListPlantsParams{Limit: ptr[int32](2), After: ptr[int64](8)})
-	if decode(t, last, err); last.StatusCode() != 200 || len(*last.JSON200) != 1 || (*last.JSON200)[0].Id != 9 || last.Headers200.Link != nil {
-		t.Fatalf("last page: %d %s %+v", last.StatusCode(), last.Body, last.Headers200)
-	}
-	headPage, err := c.HeadListPlantsWithResponse(ctx, &client.HeadListPlantsParams{Limit: ptr[int32](2)})
-	if decode(t, headPage, err); headPage.StatusCode() != 200 || deref(headPage.Headers200.Link) != deref(first.Headers200.Link) || len(headPage.Body) != 0 {
-		t.Fatalf("head list: %d %+v", headPage.StatusCode(), headPage.Headers200)
+	if got, err := c.Get(ctx, 7, client.IfNoneMatch(`"other"`)); err != nil || got != created {
+		t.Fatalf("read if none match another ETag: %+v %v", got, err)
 	}
 
-	// Changes, as application/json and as a merge patch; If-Match guards them.
-	changed, err := c.ChangePlantWithResponse(ctx, 7, &client.ChangePlantParams{IfMatch: &etag}, client.PlantPatch{Name: ptr("Monstera adansonii")})
-	decode(t, changed, err)
-	if changed.StatusCode() != 200 || changed.JSON200 == nil || changed.JSON200.Name != "Monstera adansonii" || *changed.JSON200.Tag != "aroid" || changed.Headers200.ETag == etag {
-		t.Fatalf("change: %d %s", changed.StatusCode(), changed.Body)
+	renamed, err := c.Change(ctx, 7, client.Patch{}.SetName("Monstera adansonii"), client.IfMatch(created.ETag))
+	if err != nil || renamed.ID != 7 || renamed.Name != "Monstera adansonii" || renamed.Tag != "aroid" || !isQuoted(renamed.ETag) || renamed.ETag == created.ETag {
+		t.Fatalf("change: %+v %v", renamed, err)
 	}
-	stale, err := c.ChangePlantWithApplicationMergePatchPlusJSONBodyWithResponse(ctx, 7, &client.ChangePlantParams{IfMatch: &etag}, client.PlantPatch{Tag: patchTag(t, "vine")})
-	decode(t, stale, err).expectError(t, false, 412, client.ErrorErrorPreconditionFailed)
-	etag = changed.Headers200.ETag
-	patched, err := c.ChangePlantWithApplicationMergePatchPlusJSONBodyWithResponse(ctx, 7, &client.ChangePlantParams{IfMatch: &etag}, client.PlantPatch{Tag: patchTag(t, "vine")})
-	if decode(t, patched, err); patched.StatusCode() != 200 || *patched.JSON200.Tag != "vine" {
-		t.Fatalf("merge patch: %d %s", patched.StatusCode(), patched.Body)
+	// The ETag read before the change no longer holds: nothing changes.
+	_, err = c.Change(ctx, 7, client.Patch{}.SetTag("vine"), client.IfMatch(created.ETag))
+	apiError(t, err, 412, client.CodePreconditionFailed, client.ErrPreconditionFailed)
+	if got, err := c.Get(ctx, 7); err != nil || got != renamed {
+		t.Fatalf("after a refused change: %+v %v, want %+v", got, err, renamed)
 	}
-	// A merge patch's null removes the tag.
-	untagged, err := c.ChangePlantWithApplicationMergePatchPlusJSONBodyWithResponse(ctx, 7, nil, client.PlantPatch{Tag: patchTag(t, "")})
-	if decode(t, untagged, err); untagged.StatusCode() != 200 || untagged.JSON200.Tag != nil {
-		t.Fatalf("merge patch null: %d %s", untagged.StatusCode(), untagged.Body)
+	tagged, err := c.Change(ctx, 7, client.Patch{}.SetTag("vine"), client.IfMatch(client.AnyETag))
+	if err != nil || tagged.Name != renamed.Name || tagged.Tag != "vine" {
+		t.Fatalf("change if any: %+v %v", tagged, err)
 	}
-	absent, err := c.ChangePlantWithResponse(ctx, 70, nil, client.PlantPatch{Name: ptr("Sage")})
-	decode(t, absent, err).expectError(t, false, 404, client.ErrorErrorNoSuchPlant)
+	// The merge patch's null removes the tag.
+	untagged, err := c.Change(ctx, 7, client.Patch{}.RemoveTag(), client.IfMatch(`"stale"`, tagged.ETag))
+	if err != nil || untagged.Tag != "" || untagged.Name != renamed.Name {
+		t.Fatalf("remove the tag: %+v %v", untagged, err)
+	}
+	if got, err := c.Get(ctx, 7); err != nil || got != untagged {
+		t.Fatalf("read without the tag: %+v %v, want %+v", got, err, untagged)
+	}
+	if got, err := c.Change(ctx, 7, client.Patch{}); err != nil || got != untagged {
+		t.Fatalf("an empty patch: %+v %v, want %+v", got, err, untagged)
+	}
+	_, err = c.Change(ctx, 70, client.Patch{}.SetName("Sage"))
+	apiError(t, err, 404, client.CodeNoSuchPlant, client.ErrNotFound)
+	_, err = c.Get(ctx, 70, client.IfNoneMatch(client.AnyETag))
+	apiError(t, err, 404, client.CodeNoSuchPlant, client.ErrNotFound)
 
-	staleDelete, err := c.DeletePlantWithResponse(ctx, 7, &client.DeletePlantParams{IfMatch: &etag})
-	decode(t, staleDelete, err).expectError(t, false, 412, client.ErrorErrorPreconditionFailed)
-	deleted, err := c.DeletePlantWithResponse(ctx, 7, &client.DeletePlantParams{IfMatch: &untagged.Headers200.ETag})
-	if decode(t, deleted, err); deleted.StatusCode() != http.StatusNoContent {
-		t.Fatalf("delete: %d %s", deleted.StatusCode(), deleted.Body)
+	err = c.Delete(ctx, 7, client.IfMatch(tagged.ETag))
+	apiError(t, err, 412, client.CodePreconditionFailed, client.ErrPreconditionFailed)
+	if err := c.Delete(ctx, 7, client.IfMatch(untagged.ETag)); err != nil {
+		t.Fatalf("delete: %v", err)
 	}
-	gone, err := c.GetPlantWithResponse(ctx, 7, nil)
-	decode(t, gone, err).expectError(t, false, 404, client.ErrorErrorNoSuchPlant)
-	headGone, err := c.HeadPlantWithResponse(ctx, 7, nil)
-	decode(t, headGone, err).expectError(t, true, 404, 0)
-	deletedAgain, err := c.DeletePlantWithResponse(ctx, 7, nil)
-	decode(t, deletedAgain, err).expectError(t, false, 404, client.ErrorErrorNoSuchPlant)
+	_, err = c.Get(ctx, 7)
+	apiError(t, err, 404, client.CodeNoSuchPlant, client.ErrNotFound)
+	err = c.Delete(ctx, 7)
+	apiError(t, err, 404, client.CodeNoSuchPlant, client.ErrNotFound)
+	// The id is free again.
+	if again, err := c.Create(ctx, client.NewPlant{ID: 7, Name: "Ivy"}); err != nil || again.Name != "Ivy" || again.Tag != "" {
+		t.Fatalf("create after the delete: %+v %v", again, err)
+	}
 }
 
-// newPlantTag is a NewPlant's tag: the union the generated client makes of
-// a tag and null.
-func newPlantTag(t *testing.T, tag string) *client.NewPlant_Tag {
-	t.Helper()
-	var u client.NewPlant_Tag
-	if err := u.FromTag(tag); err != nil {
-		t.Fatal(err)
+// List walks every page, following the service's links with the tag and
+// page size kept, and ListPage answers one page and the next one's options.
+func TestClientListWalksEveryPage(t *testing.T) {
+	ctx := context.Background()
+	s := startServer(t)
+	c, tr := s.plantClient(t, s.token(t, nil))
+	const odd = "sun & shade, 50%/50%" // a tag the query must escape
+	var all, tagged []int64
+	for _, id := range []int64{-3, 1, 2, 5, 8, 13, 21} {
+		tag := ""
+		if id%2 != 0 {
+			tag = odd
+			tagged = append(tagged, id)
+		}
+		if _, err := c.Create(ctx, client.NewPlant{ID: id, Name: fmt.Sprint("plant ", id), Tag: tag}); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, id)
 	}
-	return &u
+
+	for _, tc := range []struct {
+		opts  client.ListOptions
+		want  []int64
+		pages int
+	}{
+		{client.ListOptions{}, all, 1},
+		{client.ListOptions{PageSize: 2}, all, 4},
+		{client.ListOptions{PageSize: 7}, all, 1},
+		{client.ListOptions{PageSize: 1, Tag: odd}, tagged, len(tagged)},
+		{client.ListOptions{PageSize: 3, After: new(int64(2))}, []int64{5, 8, 13, 21}, 2},
+		{client.ListOptions{Tag: "none"}, nil, 1},
+	} {
+		before := len(tr.requests())
+		var got []int64
+		for p, err := range c.List(ctx, tc.opts) {
+			if err != nil {
+				t.Fatalf("%+v: %v", tc.opts, err)
+			}
+			if p.Name != fmt.Sprint("plant ", p.ID) || (p.Tag == odd) != slices.Contains(tagged, p.ID) || p.ETag != "" {
+				t.Errorf("%+v: listed %+v", tc.opts, p)
+			}
+			got = append(got, p.ID)
+		}
+		if !slices.Equal(got, tc.want) || len(tr.requests())-before != tc.pages {
+			t.Errorf("%+v: listed %v in %d requests, want %v in %d: %q", tc.opts, got, len(tr.requests())-before, tc.want, tc.pages, tr.requests()[before:])
+		}
+	}
+
+	page, err := c.ListPage(ctx, client.ListOptions{PageSize: 2, Tag: odd})
+	if err != nil || len(page.Plants) != 2 || page.Plants[1].ID != 1 || page.Next == nil ||
+		page.Next.PageSize != 2 || page.Next.Tag != odd || page.Next.After == nil || *page.Next.After != 1 {
+		t.Fatalf("first page: %+v %+v %v", page, page.Next, err)
+	}
+	last, err := c.ListPage(ctx, client.ListOptions{PageSize: 2, After: new(int64(13))})
+	if err != nil || len(last.Plants) != 1 || last.Plants[0].ID != 21 || last.Next != nil {
+		t.Fatalf("last page: %+v %v", last, err)
+	}
 }
 
-// patchTag is a PlantPatch's tag: tag, or null when tag is empty.
-func patchTag(t *testing.T, tag string) *client.PlantPatch_Tag {
-	t.Helper()
-	var u client.PlantPatch_Tag
-	err := u.UnmarshalJSON([]byte("null"))
-	if tag != "" {
-		err = u.FromTag(tag)
+// A list stops at the first page the service refuses: the error, an
+// *client.Error with the 503's Retry-After, is yielded once after the
+// plants of the pages before, and nothing more is asked.
+func TestClientListStopsOnError(t *testing.T) {
+	ctx := context.Background()
+	store := seededStore(t) // Aloe, id 1
+	s := startServer(t, withStore(store))
+	c, tr := s.plantClient(t, s.token(t, nil))
+	for id := int64(2); id <= 5; id++ {
+		if _, err := c.Create(ctx, client.NewPlant{ID: id, Name: "Fern"}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err != nil {
-		t.Fatal(err)
+	var calls atomic.Int32
+	store.Inject(func() error {
+		if calls.Add(1) > 1 {
+			return fmt.Errorf("pool: %w", application.ErrUnavailable)
+		}
+		return nil
+	})
+	before := len(tr.requests())
+	var ids []int64
+	var errs []error
+	for p, err := range c.List(ctx, client.ListOptions{PageSize: 2}) {
+		ids, errs = append(ids, p.ID), append(errs, err)
 	}
-	return &u
+	if !slices.Equal(ids, []int64{1, 2, 0}) || errs[0] != nil || errs[1] != nil || len(tr.requests())-before != 2 {
+		t.Fatalf("listed %v with %v in %d requests", ids, errs, len(tr.requests())-before)
+	}
+	if e := apiError(t, errs[2], 503, client.CodeUnavailable, client.ErrUnavailable); e.RetryAfter < time.Second {
+		t.Errorf("Retry-After %v, want at least a second", e.RetryAfter)
+	}
+}
+
+// isQuoted reports whether etag has the form of a strong ETag.
+func isQuoted(etag string) bool {
+	return len(etag) > 2 && strings.HasPrefix(etag, `"`) && strings.HasSuffix(etag, `"`)
 }

@@ -1,0 +1,74 @@
+package client
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/plantstore/plantstore/client/internal/oapi"
+)
+
+// The client's types carry every member the document gives a plant, so
+// that a field added to the document (and generated into package oapi)
+// fails here until the client offers it: Plant has each member of the
+// document's PlantItem, NewPlant each of NewPlant, and Patch a Set method
+// for each member of PlantPatch and a Remove method for each that takes
+// null. The client encodes and decodes these types as they are.
+func TestTypesCarryEveryMemberOfTheDocument(t *testing.T) {
+	for _, pair := range []struct{ client, document any }{
+		{Plant{}, oapi.PlantItem{}},
+		{NewPlant{}, oapi.NewPlant{}},
+	} {
+		got, want := members(reflect.TypeOf(pair.client)), members(reflect.TypeOf(pair.document))
+		if !slices.Equal(got, want) {
+			t.Errorf("%T has the JSON members %v; the document's %T has %v", pair.client, got, pair.document, want)
+		}
+	}
+
+	patch := reflect.TypeOf(oapi.PlantPatch{})
+	for i := range patch.NumField() {
+		f := patch.Field(i)
+		name := jsonName(f)
+		set, ok := reflect.TypeOf(Patch{}).MethodByName("Set" + f.Name)
+		if !ok {
+			t.Errorf("Patch has no Set%s for the member %s", f.Name, name)
+			continue
+		}
+		p := set.Func.Call([]reflect.Value{reflect.ValueOf(Patch{}), reflect.ValueOf("x")})[0].Interface().(Patch)
+		if b, _ := json.Marshal(p); string(b) != `{"`+name+`":"x"}` {
+			t.Errorf("Patch.Set%s sends %s", f.Name, b)
+		}
+		// A member that may be null is a union with null in package oapi.
+		if _, nullable := f.Type.MethodByName("FromNullValue"); !nullable {
+			continue
+		}
+		remove, ok := reflect.TypeOf(Patch{}).MethodByName("Remove" + f.Name)
+		if !ok {
+			t.Errorf("Patch has no Remove%s for the member %s, which takes null", f.Name, name)
+			continue
+		}
+		p = remove.Func.Call([]reflect.Value{reflect.ValueOf(Patch{})})[0].Interface().(Patch)
+		if b, _ := json.Marshal(p); string(b) != `{"`+name+`":null}` {
+			t.Errorf("Patch.Remove%s sends %s", f.Name, b)
+		}
+	}
+}
+
+// members are the JSON member names of the struct type t, sorted.
+func members(t reflect.Type) []string {
+	var names []string
+	for i := range t.NumField() {
+		if name := jsonName(t.Field(i)); name != "-" {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return name
+}
