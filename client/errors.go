@@ -16,20 +16,20 @@ import (
 // The API's error codes, the Code of an *Error: stable, one per cause
 // (docs/openapi.yaml's table). Later versions of the API may add codes.
 const (
-	CodeMalformedBody        = int(oapi.ErrorErrorMalformedBody)        // 400: the body is not one JSON object
-	CodeInvalidField         = int(oapi.ErrorErrorInvalidField)         // 400: a field or parameter breaks a rule; the message names it
-	CodeMissingToken         = int(oapi.ErrorErrorMissingToken)         // 401: no bearer token
-	CodeInvalidToken         = int(oapi.ErrorErrorInvalidToken)         // 401: the token is not acceptable (expired, bad signature, ...)
-	CodeInsufficientScope    = int(oapi.ErrorErrorInsufficientScope)    // 403: the token lacks the operation's scope
-	CodeNoSuchRoute          = int(oapi.ErrorErrorNoSuchRoute)          // 404: no such route: is the base URL right?
-	CodeNoSuchPlant          = int(oapi.ErrorErrorNoSuchPlant)          // 404: no plant has the id
-	CodeMethodNotAllowed     = int(oapi.ErrorErrorMethodNotAllowed)     // 405
-	CodeConflict             = int(oapi.ErrorErrorConflict)             // 409: another plant has the id
-	CodePreconditionFailed   = int(oapi.ErrorErrorPreconditionFailed)   // 412: the plant is not in the state a Condition expected
-	CodeBodyTooLarge         = int(oapi.ErrorErrorBodyTooLarge)         // 413
-	CodeUnsupportedMediaType = int(oapi.ErrorErrorUnsupportedMediaType) // 415
-	CodeInternalError        = int(oapi.ErrorErrorInternalError)        // 500: the message is the request id
-	CodeUnavailable          = int(oapi.ErrorErrorUnavailable)          // 503: retry after RetryAfter
+	CodeMalformedBody        = 40001 // 400: the body is not one JSON object
+	CodeInvalidField         = 40002 // 400: a field or parameter breaks a rule; the message names it
+	CodeMissingToken         = 40101 // 401: no bearer token
+	CodeInvalidToken         = 40102 // 401: the token is not acceptable (expired, bad signature, ...)
+	CodeInsufficientScope    = 40301 // 403: the token lacks the operation's scope
+	CodeNoSuchRoute          = 40401 // 404: no such route: is the base URL right?
+	CodeNoSuchPlant          = 40402 // 404: no plant has the id
+	CodeMethodNotAllowed     = 40501 // 405
+	CodeConflict             = 40901 // 409: another plant has the id
+	CodePreconditionFailed   = 41201 // 412: the plant is not in the state a Condition expected
+	CodeBodyTooLarge         = 41301 // 413
+	CodeUnsupportedMediaType = 41501 // 415
+	CodeInternalError        = 50001 // 500: the message is the request id
+	CodeUnavailable          = 50301 // 503: retry after RetryAfter
 )
 
 // Error is an answer of the API that refused a call: a status other than

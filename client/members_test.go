@@ -72,3 +72,22 @@ func jsonName(f reflect.StructField) string {
 	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 	return name
 }
+
+// Every error code the document lists has its Code constant, with the
+// document's value, and no constant names a code the document lacks.
+func TestCodesAreTheDocuments(t *testing.T) {
+	ours := []int{
+		CodeMalformedBody, CodeInvalidField, CodeMissingToken, CodeInvalidToken, CodeInsufficientScope,
+		CodeNoSuchRoute, CodeNoSuchPlant, CodeMethodNotAllowed, CodeConflict, CodePreconditionFailed,
+		CodeBodyTooLarge, CodeUnsupportedMediaType, CodeInternalError, CodeUnavailable,
+	}
+	var documented []int
+	for code := range 100000 {
+		if oapi.ErrorError(code).Valid() {
+			documented = append(documented, code)
+		}
+	}
+	if !slices.Equal(ours, documented) {
+		t.Fatalf("the Code constants are %v; the document's codes are %v", ours, documented)
+	}
+}
