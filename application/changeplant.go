@@ -3,6 +3,7 @@ package application
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/plantstore/plantstore/domain"
 )
@@ -25,13 +26,27 @@ func (c PlantChange) Apply(p domain.Plant) domain.Plant {
 	return p
 }
 
-// Precondition says whether a write may go ahead on the plant as it is
-// stored; an inbound adapter's conditional request (HTTP's If-Match) is one.
-type Precondition func(stored domain.Plant) bool
+// Precondition decides whether a write may go ahead on the plant as it is
+// stored: nil, or the error that refuses it, saying which of the client's
+// conditions failed; an inbound adapter's conditional request (HTTP's
+// If-Match and If-None-Match) is one. Like an Update, a store may call it
+// more than once, each time on the plant it holds then.
+type Precondition func(stored domain.Plant) error
 
 // ErrPreconditionFailed means the stored plant did not meet the write's
-// precondition: it changed since the client read it. Nothing was written.
+// precondition: it is not in the state the client expected. Nothing was
+// written. Every refusal of a Precondition matches it.
 var ErrPreconditionFailed = errors.New("the plant does not meet the precondition")
+
+// refusal is pre's answer on stored as the use cases return it: nil, or an
+// error that matches ErrPreconditionFailed whatever pre answered.
+func (pre Precondition) refusal(stored domain.Plant) error {
+	err := pre(stored)
+	if err == nil || errors.Is(err, ErrPreconditionFailed) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrPreconditionFailed, err)
+}
 
 // ChangePlant is the use case that changes a stored plant's name or tag.
 type ChangePlant struct {
@@ -52,15 +67,18 @@ func (uc *ChangePlant) Authorize(p Principal) error { return requireScope(p, uc.
 // plant. With a precondition, the change applies only to a stored plant
 // that meets it, checked atomically with the write: of two writers whose
 // precondition one state meets, exactly one succeeds, and the other gets
-// ErrPreconditionFailed unless the new state meets its precondition too. A
-// *domain.NotFoundError when no plant is stored.
+// the precondition's refusal (ErrPreconditionFailed) unless the new state
+// meets its precondition too. A *domain.NotFoundError when no plant is
+// stored, whatever the precondition.
 func (uc *ChangePlant) Change(ctx context.Context, p Principal, id domain.ID, change PlantChange, pre Precondition) (domain.Plant, error) {
 	if err := uc.Authorize(p); err != nil {
 		return domain.Plant{}, err
 	}
 	return uc.store.UpdatePlant(ctx, id, func(stored domain.Plant) (domain.Plant, error) {
-		if pre != nil && !pre(stored) {
-			return domain.Plant{}, ErrPreconditionFailed
+		if pre != nil {
+			if err := pre.refusal(stored); err != nil {
+				return domain.Plant{}, err
+			}
 		}
 		return change.Apply(stored), nil
 	})

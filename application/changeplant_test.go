@@ -3,6 +3,7 @@ package application_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/plantstore/plantstore/adapters/memory"
@@ -40,7 +41,7 @@ func TestChangeSetsNameAndTag(t *testing.T) {
 	if _, err := uc.Change(ctx, writer, 4, application.PlantChange{Name: &moss}, nil); !errors.As(err, &nf) || nf.ID != 4 {
 		t.Fatalf("change of an absent plant = %v; want not found naming id 4", err)
 	}
-	if _, err := uc.Change(ctx, writer, 4, application.PlantChange{}, func(domain.Plant) bool { return true }); !errors.As(err, &nf) {
+	if _, err := uc.Change(ctx, writer, 4, application.PlantChange{}, func(domain.Plant) error { return nil }); !errors.As(err, &nf) {
 		t.Fatalf("conditional change of an absent plant = %v; want not found", err)
 	}
 }
@@ -54,7 +55,7 @@ func TestChangeWithAPrecondition(t *testing.T) {
 		t.Fatal(err)
 	}
 	moss := mustName(t, "Moss")
-	isFern := func(p domain.Plant) bool { return p == fern }
+	isFern := only(fern)
 	if got, err := uc.Change(ctx, writer, 3, application.PlantChange{Name: &moss}, isFern); err != nil || got.Name() != moss {
 		t.Fatalf("change of the expected plant = %v, %v", got, err)
 	}
@@ -67,6 +68,42 @@ func TestChangeWithAPrecondition(t *testing.T) {
 	}
 }
 
+// A precondition's refusal is the answer, as it is when it matches
+// ErrPreconditionFailed, so that an adapter can say which condition failed;
+// any other error is made to match it.
+func TestChangeAnswersThePreconditionsRefusal(t *testing.T) {
+	store := memory.New()
+	ctx := context.Background()
+	if _, _, err := application.NewCreatePlant(store, scopes).Create(ctx, writer, newPlant(t, 3, "Fern", nil)); err != nil {
+		t.Fatal(err)
+	}
+	uc := application.NewChangePlant(store, scopes)
+	named := fmt.Errorf("If-None-Match: %w", application.ErrPreconditionFailed)
+	if _, err := uc.Change(ctx, writer, 3, application.PlantChange{}, func(domain.Plant) error { return named }); err != named {
+		t.Fatalf("change refused by its precondition = %v; want the refusal itself", err)
+	}
+	other := errors.New("not this one")
+	if _, err := uc.Change(ctx, writer, 3, application.PlantChange{}, func(domain.Plant) error { return other }); !errors.Is(err, application.ErrPreconditionFailed) || !errors.Is(err, other) {
+		t.Fatalf("change refused with another error = %v; want one matching ErrPreconditionFailed and it", err)
+	}
+	if err := application.NewDeletePlant(store, store, scopes).Delete(ctx, writer, 3, func(domain.Plant) error { return named }); err != named {
+		t.Fatalf("delete refused by its precondition = %v; want the refusal itself", err)
+	}
+	if _, found := store.Record(3); !found {
+		t.Fatal("a refused delete deleted the plant")
+	}
+}
+
+// only is the precondition that the stored plant is want.
+func only(want domain.Plant) application.Precondition {
+	return func(stored domain.Plant) error {
+		if stored != want {
+			return application.ErrPreconditionFailed
+		}
+		return nil
+	}
+}
+
 // A store calls the update again when another writer came between its
 // read and its write: the precondition is checked on the plant the store
 // holds at the write, each time it asks.
@@ -76,7 +113,7 @@ func TestChangeChecksThePreconditionOnWhatTheStoreHoldsAtTheWrite(t *testing.T) 
 	uc := application.NewChangePlant(store, scopes)
 	moss := mustName(t, "Moss")
 	var checked []domain.Plant
-	anyPlant := func(p domain.Plant) bool { checked = append(checked, p); return true }
+	anyPlant := func(p domain.Plant) error { checked = append(checked, p); return nil }
 	if got, err := uc.Change(context.Background(), writer, 3, application.PlantChange{Name: &moss}, anyPlant); err != nil || got != racer.WithName(moss) {
 		t.Fatalf("change after a race = %v, %v; want the racer's plant renamed", got, err)
 	}
@@ -84,7 +121,7 @@ func TestChangeChecksThePreconditionOnWhatTheStoreHoldsAtTheWrite(t *testing.T) 
 		t.Fatalf("checked %v; want the plant before the race, then after it", checked)
 	}
 	store.states = []domain.Plant{fern, racer}
-	onlyFern := func(p domain.Plant) bool { return p == fern }
+	onlyFern := only(fern)
 	if _, err := uc.Change(context.Background(), writer, 3, application.PlantChange{Tag: &domain.NoTag}, onlyFern); !errors.Is(err, application.ErrPreconditionFailed) {
 		t.Fatalf("change after a race to another state = %v; want ErrPreconditionFailed", err)
 	}

@@ -37,7 +37,8 @@ func (uc *DeletePlant) Authorize(p Principal) error { return requireScope(p, uc.
 // Delete removes the plant stored under id, or returns a
 // *domain.NotFoundError when there is none. With a precondition, it removes
 // only a stored plant that meets it, checked atomically with the write as
-// ChangePlant.Change does, else ErrPreconditionFailed.
+// ChangePlant.Change does, else it returns the precondition's refusal
+// (ErrPreconditionFailed).
 func (uc *DeletePlant) Delete(ctx context.Context, p Principal, id domain.ID, pre Precondition) error {
 	if err := uc.Authorize(p); err != nil {
 		return err
@@ -52,11 +53,6 @@ func (uc *DeletePlant) Delete(ctx context.Context, p Principal, id domain.ID, pr
 		}
 		return nil
 	}
-	_, err := uc.updater.DeletePlantIf(ctx, id, func(stored domain.Plant) error {
-		if !pre(stored) {
-			return ErrPreconditionFailed
-		}
-		return nil
-	})
+	_, err := uc.updater.DeletePlantIf(ctx, id, pre.refusal)
 	return err
 }

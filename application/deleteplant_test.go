@@ -48,14 +48,14 @@ func TestDeleteWithAPrecondition(t *testing.T) {
 		t.Fatal(err)
 	}
 	uc := application.NewDeletePlant(store, store, scopes)
-	isMoss := func(p domain.Plant) bool { return p.Name().String() == "Moss" }
+	isMoss := only(plantOf(t, 4, "Moss", nil))
 	if err := uc.Delete(ctx, writer, 4, isMoss); !errors.Is(err, application.ErrPreconditionFailed) {
 		t.Fatalf("delete of another plant = %v; want ErrPreconditionFailed", err)
 	}
 	if _, found := store.Record(4); !found {
 		t.Fatal("a failed precondition deleted the plant")
 	}
-	isFern := func(p domain.Plant) bool { return p.Name().String() == "Fern" }
+	isFern := only(plantOf(t, 4, "Fern", nil))
 	if err := uc.Delete(ctx, writer, 4, isFern); err != nil {
 		t.Fatalf("delete of the expected plant: %v", err)
 	}

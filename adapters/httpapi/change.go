@@ -27,7 +27,8 @@ var errPatchMediaType = errors.New("Content-Type: must be application/merge-patc
 
 // changePlant serves PATCH /plants/{id}: a JSON Merge Patch of the name and
 // the tag, 200 with the changed plant and its ETag, 404 when no plant has
-// the id, 412 when If-Match does not list the stored plant's ETag. Checks
+// the id, 412 when the stored plant does not meet If-Match or
+// If-None-Match (conditions.check). Checks
 // run in the contract's order: authentication and scope, the parameters,
 // content type, size, JSON, fields, then the store.
 func (a *API) changePlant(w http.ResponseWriter, r *http.Request) {
@@ -59,7 +60,7 @@ func (a *API) changePlant(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	plant, err := a.deps.Change.Change(r.Context(), principal, id, change, ifMatch(r))
+	plant, err := a.deps.Change.Change(r.Context(), principal, id, change, conditionsOf(r).precondition())
 	a.metrics.operation("change", outcome("changed", err))
 	if err != nil {
 		a.writeError(w, r, err)
@@ -69,16 +70,6 @@ func (a *API) changePlant(w http.ResponseWriter, r *http.Request) {
 	*buf = out[:0]
 	setETag(w, etagOfItem(out))
 	writeJSON(w, http.StatusOK, out)
-}
-
-// ifMatch is the precondition of r's If-Match header: the stored plant's
-// ETag is one it lists, or it is "*". None without the header.
-func ifMatch(r *http.Request) application.Precondition {
-	values := r.Header.Values("If-Match")
-	if values == nil {
-		return nil
-	}
-	return func(p domain.Plant) bool { return etagListed(values, etagOf(p), false) }
 }
 
 // checkPatchContentType accepts exactly one Content-Type of

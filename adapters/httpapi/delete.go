@@ -16,10 +16,10 @@ type DeleteUseCase interface {
 }
 
 // deletePlant serves DELETE /plants/{id}: 204 once the deletion is
-// committed, 404 when no plant has the id, 412 when If-Match does not list
-// the stored plant's ETag. Checks run in the contract's
-// order: authentication and scope, the parameters (the id, and no query),
-// then the store.
+// committed, 404 when no plant has the id, 412 when the stored plant does
+// not meet If-Match or If-None-Match (conditions.check). Checks run in the
+// contract's order: authentication and scope, the parameters (the id, and
+// no query), then the store.
 func (a *API) deletePlant(w http.ResponseWriter, r *http.Request) {
 	principal, ok := a.admit(w, r, a.deps.Delete)
 	if !ok {
@@ -30,7 +30,7 @@ func (a *API) deletePlant(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	err = a.deps.Delete.Delete(r.Context(), principal, id, ifMatch(r))
+	err = a.deps.Delete.Delete(r.Context(), principal, id, conditionsOf(r).precondition())
 	a.metrics.operation("delete", outcome("deleted", err))
 	if err != nil {
 		a.writeError(w, r, err)

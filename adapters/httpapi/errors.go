@@ -54,7 +54,7 @@ var errorTable = []problem{
 	{target: domain.ErrInvalid, status: http.StatusBadRequest, code: 40002, showErr: true},
 	{target: domain.ErrNotFound, status: http.StatusNotFound, code: 40402, showErr: true},
 	{target: domain.ErrConflict, status: http.StatusConflict, code: 40901, showErr: true},
-	{target: application.ErrPreconditionFailed, status: http.StatusPreconditionFailed, code: 41201, message: "If-Match: the plant has changed since that ETag was read"},
+	{target: application.ErrPreconditionFailed, status: http.StatusPreconditionFailed, code: 41201, showErr: true},
 	{target: application.ErrUnavailable, status: http.StatusServiceUnavailable, code: 50301, message: "the store is unavailable, retry later"},
 	{target: context.DeadlineExceeded, status: http.StatusServiceUnavailable, code: 50301, message: "the store did not answer in time, retry later"},
 }

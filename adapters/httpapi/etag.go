@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/plantstore/plantstore/adapters/internal/plantjson"
+	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
 
@@ -63,4 +64,54 @@ func etagListed(values []string, tag string, weak bool) bool {
 		}
 	}
 	return false
+}
+
+// The refusals of a conditional request (412 41201), each naming the header
+// whose condition did not hold.
+var (
+	errIfMatch     = &preconditionError{"If-Match: the plant has changed since that ETag was read"}
+	errIfNoneMatch = &preconditionError{"If-None-Match: the plant is in a state that the header lists"}
+)
+
+// preconditionError refuses a request whose condition does not hold; its
+// text is the Error's message.
+type preconditionError struct{ message string }
+
+func (e *preconditionError) Error() string { return e.message }
+
+// Unwrap makes every refusal match application.ErrPreconditionFailed.
+func (e *preconditionError) Unwrap() error { return application.ErrPreconditionFailed }
+
+// conditions are the conditional headers of a request on one plant (RFC
+// 9110 §13.1), each nil when the request has none.
+type conditions struct{ ifMatch, ifNoneMatch []string }
+
+func conditionsOf(r *http.Request) conditions {
+	return conditions{ifMatch: r.Header.Values("If-Match"), ifNoneMatch: r.Header.Values("If-None-Match")}
+}
+
+// check evaluates the conditions on the plant whose ETag is tag in the
+// order of RFC 9110 §13.2.2: If-Match first, which holds when it lists tag
+// compared strongly, or is "*"; then If-None-Match, which holds when it
+// lists neither tag, compared weakly, nor "*". It returns the refusal of
+// the first that does not hold, or nil. A read answers errIfNoneMatch with
+// 304, a write with 412.
+func (c conditions) check(tag string) error {
+	if c.ifMatch != nil && !etagListed(c.ifMatch, tag, false) {
+		return errIfMatch
+	}
+	if c.ifNoneMatch != nil && etagListed(c.ifNoneMatch, tag, true) {
+		return errIfNoneMatch
+	}
+	return nil
+}
+
+// precondition is the conditions of a write as its use case takes them:
+// checked by the store on the plant as it is at the write, in one atomic
+// step with it. Nil when the request has no conditional header.
+func (c conditions) precondition() application.Precondition {
+	if c.ifMatch == nil && c.ifNoneMatch == nil {
+		return nil
+	}
+	return func(stored domain.Plant) error { return c.check(etagOf(stored)) }
 }

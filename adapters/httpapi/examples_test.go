@@ -59,6 +59,9 @@ func TestErrorExamplesAreRealAnswers(t *testing.T) {
 			return s.do(t, "PATCH", "/plants/7", map[string]string{"Authorization": writer, "Content-Type": "application/merge-patch+json", "If-Match": `"stale"`},
 				[]byte(`{"tag":null}`))
 		},
+		"Error41201IfNoneMatch": func() response {
+			return s.do(t, "DELETE", "/plants/7", map[string]string{"Authorization": writer, "If-None-Match": "*"}, nil)
+		},
 		"Error41301": func() response {
 			return s.do(t, "POST", "/plants", posting, []byte(`{"id":1,"name":"`+strings.Repeat("a", 70000)+`"}`))
 		},

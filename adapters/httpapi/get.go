@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/plantstore/plantstore/adapters/internal/plantjson"
@@ -17,10 +18,10 @@ type GetUseCase interface {
 }
 
 // getPlant serves GET /plants/{id}: the stored plant in NewPlant's shape
-// with its ETag, 304 with the ETag alone when If-None-Match lists it, or
-// 404 when no plant has the id. Checks run in the contract's order:
-// authentication and scope, the parameters (the id, and no query),
-// then the store.
+// with its ETag, 304 with the ETag alone when If-None-Match lists it, 412
+// when If-Match does not (evaluated first, conditions.check), or 404 when
+// no plant has the id. Checks run in the contract's order: authentication
+// and scope, the parameters (the id, and no query), then the store.
 func (a *API) getPlant(w http.ResponseWriter, r *http.Request) {
 	principal, ok := a.admit(w, r, a.deps.Get)
 	if !ok {
@@ -32,16 +33,27 @@ func (a *API) getPlant(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	plant, err := a.deps.Get.Get(r.Context(), principal, id)
+	var (
+		buf  [512]byte
+		body []byte
+		tag  string
+	)
+	if err == nil {
+		body = plantjson.AppendItem(buf[:0], plant)
+		tag = etagOfItem(body)
+		err = conditionsOf(r).check(tag)
+	}
+	notModified := errors.Is(err, errIfNoneMatch)
+	if notModified {
+		err = nil
+	}
 	a.metrics.operation("get", outcome("found", err))
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
-	var buf [512]byte
-	body := plantjson.AppendItem(buf[:0], plant)
-	tag := etagOfItem(body)
 	setETag(w, tag)
-	if inm := r.Header.Values("If-None-Match"); inm != nil && etagListed(inm, tag, true) {
+	if notModified {
 		// The client holds this state already: no body (RFC 9110 §13.1.2).
 		w.WriteHeader(http.StatusNotModified)
 		return
