@@ -59,8 +59,14 @@ func TestErrorExamplesAreRealAnswers(t *testing.T) {
 			return s.do(t, "PATCH", "/plants/7", map[string]string{"Authorization": writer, "Content-Type": "application/merge-patch+json", "If-Match": `"stale"`},
 				[]byte(`{"tag":null}`))
 		},
+		"Error40002Patch": func() response {
+			return s.do(t, "PATCH", "/plants/7", map[string]string{"Authorization": writer, "Content-Type": "application/merge-patch+json"}, []byte(`{"id":8}`))
+		},
 		"Error41201IfNoneMatch": func() response {
 			return s.do(t, "DELETE", "/plants/7", map[string]string{"Authorization": writer, "If-None-Match": "*"}, nil)
+		},
+		"Error41501Patch": func() response {
+			return s.do(t, "PATCH", "/plants/7", map[string]string{"Authorization": writer, "Content-Type": "text/plain"}, []byte(`{}`))
 		},
 		"Error41301": func() response {
 			return s.do(t, "POST", "/plants", posting, []byte(`{"id":1,"name":"`+strings.Repeat("a", 70000)+`"}`))

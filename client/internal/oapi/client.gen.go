@@ -229,6 +229,12 @@ type BadParameter = Error
 // BadRequest The body of every non-2xx response. Both fields are always present.
 type BadRequest = Error
 
+// ChangeBadRequest The body of every non-2xx response. Both fields are always present.
+type ChangeBadRequest = Error
+
+// ChangeUnsupportedMediaType The body of every non-2xx response. Both fields are always present.
+type ChangeUnsupportedMediaType = Error
+
 // Conflict The body of every non-2xx response. Both fields are always present.
 type Conflict = Error
 
@@ -2237,7 +2243,7 @@ type ChangePlantResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *PlantItem
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *ChangeBadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
@@ -2251,7 +2257,7 @@ type ChangePlantResponse struct {
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
-	JSON415 *UnsupportedMediaType
+	JSON415 *ChangeUnsupportedMediaType
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -2286,7 +2292,7 @@ func (r ChangePlantResponse) GetJSON200() *PlantItem {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r ChangePlantResponse) GetJSON400() *BadRequest {
+func (r ChangePlantResponse) GetJSON400() *ChangeBadRequest {
 	return r.JSON400
 }
 
@@ -2321,7 +2327,7 @@ func (r ChangePlantResponse) GetJSON413() *PayloadTooLarge {
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
-func (r ChangePlantResponse) GetJSON415() *UnsupportedMediaType {
+func (r ChangePlantResponse) GetJSON415() *ChangeUnsupportedMediaType {
 	return r.JSON415
 }
 
@@ -3458,7 +3464,7 @@ func ParseChangePlantResponse(rsp *http.Response) (*ChangePlantResponse, error) 
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest ChangeBadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -3507,7 +3513,7 @@ func ParseChangePlantResponse(rsp *http.Response) (*ChangePlantResponse, error) 
 		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
-		var dest UnsupportedMediaType
+		var dest ChangeUnsupportedMediaType
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
