@@ -22,7 +22,7 @@ test: ## run every test (PostgreSQL suites and the browser test skip without a s
 	$(GO) test -race -count=1 $(PKGS)
 
 .PHONY: screenshot
-screenshot: ## retake docs/api-reference.png with the browser test (needs Chromium)
+screenshot: ## retake docs/api-reference.png and the text it shows (docs/api-reference.txt, which the browser test holds the served page to) with the browser test (needs Chromium)
 	CI=true PLANTSTORE_SCREENSHOT=$(CURDIR)/docs/api-reference.png \
 		$(GO) test ./cmd/plantstore -run '^TestReferencePageInABrowser$$' -count=1
 

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -11,8 +14,16 @@ import (
 )
 
 // screenshotEnv, when set, is where TestReferencePageInABrowser saves a
-// screenshot of the page after its create (README's docs/api-reference.png).
+// screenshot of the page after its create (README's docs/api-reference.png),
+// and beside it, as answerText names it, the text that the picture shows.
 const screenshotEnv = "PLANTSTORE_SCREENSHOT"
+
+// screenshotText is the text that docs/api-reference.png shows, saved with
+// it: a page that shows other text now is not the one in the picture.
+const screenshotText = "../../docs/api-reference.txt"
+
+// answerText is the file of the text shown by the picture at path.
+func answerText(path string) string { return strings.TrimSuffix(path, filepath.Ext(path)) + ".txt" }
 
 // The API reference page in headless Chromium: it loads with no console
 // error and no request to another host, lists every operation of the
@@ -60,9 +71,20 @@ func TestReferencePageInABrowser(t *testing.T) {
 		t.Fatalf("change from the page: %d %v", status, body)
 	}
 	s.call(t, "GET", "/plants/4242").expect(t, 200, `{"id":4242,"name":"Pilea (renamed)"}`)
+	// The picture in README shows this answer: it must still be what the
+	// page shows, or be taken again (make screenshot).
+	shown := b.AnswerText(t, create)
 	if path := os.Getenv(screenshotEnv); path != "" {
 		b.ShowAnswer(t, create)
 		b.SaveScreenshot(t, path)
+		if err := os.WriteFile(answerText(path), []byte(shown), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	} else if pictured, err := os.ReadFile(screenshotText); err != nil {
+		t.Errorf("the text of docs/api-reference.png: %v", err)
+	} else if string(pictured) != shown {
+		t.Errorf("docs/api-reference.png shows another page than the one served now: run `make screenshot` and commit both files\n%s",
+			firstLineDiff(string(pictured), shown))
 	}
 	if status, _ = b.TryIt(t, referencetest.Operation{Tag: "plants", ID: "deletePlant"}, map[string]string{"id": "4242"}, ""); status != 204 {
 		t.Fatalf("delete from the page: %d", status)
@@ -70,4 +92,22 @@ func TestReferencePageInABrowser(t *testing.T) {
 	s.call(t, "GET", "/plants/4242").expectError(t, 404, "40402")
 
 	b.ExpectCleanRun(t)
+}
+
+// firstLineDiff says where two texts first differ, line by line.
+func firstLineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := range max(len(w), len(g)) {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return fmt.Sprintf("line %d: the picture's text has %q, the page %q", i+1, wl, gl)
+		}
+	}
+	return "no line differs"
 }

@@ -3,6 +3,7 @@ package referencetest
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -147,4 +148,80 @@ func (b *Browser) ShowAnswer(t testing.TB, op Operation) {
 	t.Helper()
 	b.do(t, "show the answer of "+op.ID, chromedp.EmulateViewport(1280, 1200))
 	eval[chromedp.Void](t, b, `document.querySelector("#operations-`+op.Tag+`-`+op.ID+` .live-responses-table").scrollIntoView({block: "end"})`)
+}
+
+// CellGap is the room between the text of two neighbouring cells of a row
+// of a table the page shows, in CSS pixels: negative when they overlap.
+type CellGap struct {
+	Left, Right string
+	Pixels      float64
+}
+
+// TableCellGaps measures, in every table of the document's own text (the
+// Markdown of its descriptions), the room between the text of each cell and
+// that of the next cell of its row, header rows included.
+func (b *Browser) TableCellGaps(t testing.TB) []CellGap {
+	t.Helper()
+	return eval[[]CellGap](t, b, `(() => {
+		// The extent of a cell's text, however it wraps.
+		const extent = cell => {
+			const r = document.createRange();
+			r.selectNodeContents(cell);
+			const rects = Array.from(r.getClientRects()).filter(x => x.width > 0);
+			return rects.length === 0 ? null : {left: Math.min(...rects.map(x => x.left)), right: Math.max(...rects.map(x => x.right))};
+		};
+		const gaps = [];
+		for (const row of document.querySelectorAll(".swagger-ui .markdown table tr, .swagger-ui .renderedMarkdown table tr")) {
+			const cells = Array.from(row.children);
+			for (let i = 0; i + 1 < cells.length; i++) {
+				const a = extent(cells[i]), b = extent(cells[i + 1]);
+				if (a && b) {
+					gaps.push({Left: cells[i].innerText, Right: cells[i + 1].innerText, Pixels: b.left - a.right});
+				}
+			}
+		}
+		return gaps;
+	})()`)
+}
+
+// AnswerText is the text of what ShowAnswer shows of an operation: its
+// request body, the request the page sent and the answer, with what
+// changes from run to run (the port, the token, the date, the duration)
+// replaced by a fixed word. A picture of the answer goes with the text it
+// was taken with, so that a test can tell when the page no longer looks so.
+func (b *Browser) AnswerText(t testing.TB, op Operation) string {
+	t.Helper()
+	text := eval[string](t, b, `(() => {
+		const block = document.getElementById("operations-`+op.Tag+`-`+op.ID+`");
+		const parts = [];
+		for (const e of block.querySelectorAll(".opblock-section-request-body, .responses-inner .request-url, .responses-inner .curl-command, .live-responses-table")) {
+			parts.push(e.innerText);
+		}
+		const body = block.querySelector("textarea.body-param__text");
+		if (body) {
+			parts.push(body.value);
+		}
+		return parts.join("\n");
+	})()`)
+	for _, r := range answerNoise {
+		text = r.re.ReplaceAllString(text, r.with)
+	}
+	var lines []string
+	for line := range strings.SplitSeq(text, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			lines = append(lines, line)
+		}
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// answerNoise is what differs between two runs of the same answer.
+var answerNoise = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`(127\.0\.0\.1|localhost):\d+`), "$1:PORT"},
+	{regexp.MustCompile(`Bearer [A-Za-z0-9._~+/=-]+`), "Bearer TOKEN"},
+	{regexp.MustCompile(`(?im)^(\s*date:).*$`), "$1 DATE"},
+	{regexp.MustCompile(`\b\d+ ms\b`), "N ms"},
 }
