@@ -334,3 +334,23 @@ func validateRequest(t *testing.T, router routers.Router, req *http.Request) err
 		Options:    &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
 	})
 }
+
+// Every request body a client may send has an example under each of its
+// media types: the reference page fills the body from it, and tools that
+// send the document's examples (Dredd) would otherwise make one up from the
+// schema alone, which breaks its rules (an empty name).
+func TestEveryRequestBodyHasAnExample(t *testing.T) {
+	doc, _ := contract(t)
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			if op.RequestBody == nil {
+				continue
+			}
+			for mediaType, mt := range op.RequestBody.Value.Content {
+				if mt.Example == nil && len(mt.Examples) == 0 {
+					t.Errorf("%s %s: the %s body has no example", method, path, mediaType)
+				}
+			}
+		}
+	}
+}

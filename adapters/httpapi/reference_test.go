@@ -245,3 +245,25 @@ func TestReferencePageIsServedAsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// The page and each file are documented with the very Content-Type they are
+// served with, charset included, so that a tool comparing media types
+// exactly (Dredd does) finds them.
+func TestReferenceContentTypesAreDocumentedExactly(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData(docs.OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := func(path string) openapi3.Content {
+		return doc.Paths.Value(path).Get.Responses.Status(200).Value.Content
+	}
+	api := newTestAPI(t, seededStore(t), DefaultMaxBodyBytes)
+	if ct := fetchReference(t, api, http.MethodGet, "/docs", nil).Header().Get("Content-Type"); documented("/docs")[ct] == nil {
+		t.Errorf("GET /docs is served as %q, which its 200 does not list", ct)
+	}
+	for _, asset := range api.reference.assets {
+		if documented("/docs/{asset}")[asset.contentType] == nil {
+			t.Errorf("%s is served as %q, which GET /docs/{asset} does not list", asset.name, asset.contentType)
+		}
+	}
+}
