@@ -220,8 +220,14 @@ type IfNoneMatch = string
 // PlantID defines model for PlantID.
 type PlantID = int64
 
+// ReadIfMatch defines model for ReadIfMatch.
+type ReadIfMatch = string
+
 // RequestID defines model for RequestID.
 type RequestID = string
+
+// WriteIfNoneMatch defines model for WriteIfNoneMatch.
+type WriteIfNoneMatch = string
 
 // BadParameter The body of every non-2xx response. Both fields are always present.
 type BadParameter = Error
@@ -255,6 +261,9 @@ type PayloadTooLarge = Error
 
 // PreconditionFailed The body of every non-2xx response. Both fields are always present.
 type PreconditionFailed = Error
+
+// ReadPreconditionFailed The body of every non-2xx response. Both fields are always present.
+type ReadPreconditionFailed = Error
 
 // Unauthorized The body of every non-2xx response. Both fields are always present.
 type Unauthorized = Error
@@ -304,8 +313,16 @@ type DeletePlantParams struct {
 	// IfMatch One or more ETags of the plant (comma-separated), or `*`. The write is
 	// made only when the stored plant's ETag is one of them (compared
 	// strongly: weak tags `W/"..."` never match), checked atomically with
-	// the write; otherwise `412` (`41201`) and nothing changes.
+	// the write and before `If-None-Match`; otherwise `412` (`41201`) and
+	// nothing changes.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IfNoneMatch One or more ETags of the plant (comma-separated), or `*`. The write is
+	// made only when the stored plant's ETag is none of them (weak tags
+	// `W/"..."` count as their strong form) and it is not `*`, checked
+	// atomically with the write and after `If-Match`; otherwise `412`
+	// (`41201`) and nothing changes.
+	IfNoneMatch *WriteIfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetPlantParams defines parameters for GetPlant.
@@ -316,10 +333,16 @@ type GetPlantParams struct {
 	// For example `4f9c2a1e-8d7b-4e55-9a0b-3c1d2e3f4a5b`.
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 
+	// IfMatch One or more ETags of the plant (comma-separated), or `*`. Unless the
+	// stored plant's ETag is one of them (compared strongly: weak tags
+	// `W/"..."` never match), the answer is `412` (`41201`). Checked after
+	// authentication and scope, and before `If-None-Match`.
+	IfMatch *ReadIfMatch `json:"If-Match,omitempty"`
+
 	// IfNoneMatch One or more ETags of the plant (comma-separated), or `*`. When one of
 	// them is the stored plant's (weak tags `W/"..."` count as their strong
-	// form), the answer is `304` with the `ETag` and no body. Checked after
-	// authentication and scope.
+	// form), or it is `*`, the answer is `304` with the `ETag` and no body.
+	// Checked after authentication and scope, and after `If-Match`.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -334,8 +357,16 @@ type ChangePlantParams struct {
 	// IfMatch One or more ETags of the plant (comma-separated), or `*`. The write is
 	// made only when the stored plant's ETag is one of them (compared
 	// strongly: weak tags `W/"..."` never match), checked atomically with
-	// the write; otherwise `412` (`41201`) and nothing changes.
+	// the write and before `If-None-Match`; otherwise `412` (`41201`) and
+	// nothing changes.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IfNoneMatch One or more ETags of the plant (comma-separated), or `*`. The write is
+	// made only when the stored plant's ETag is none of them (weak tags
+	// `W/"..."` count as their strong form) and it is not `*`, checked
+	// atomically with the write and after `If-Match`; otherwise `412`
+	// (`41201`) and nothing changes.
+	IfNoneMatch *WriteIfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // CreatePlantJSONRequestBody defines body for CreatePlant for application/json ContentType.
@@ -606,9 +637,11 @@ type ClientInterface interface {
 	// acknowledged.
 	//
 	// With `If-Match`, the plant is deleted only when its ETag is one it
-	// lists (or it is `*`), checked atomically with the write; otherwise
-	// `412` (`41201`) and nothing changes. `404` when no plant has the id,
-	// whatever the headers.
+	// lists (or it is `*`); with `If-None-Match`, only when its ETag is not
+	// one it lists (so never with `*`). Each is checked atomically with the
+	// write, `If-Match` first; when one does not hold, `412` (`41201`) and
+	// nothing changes. `404` when no plant has the id, whatever the
+	// headers.
 	//
 	// Needs a bearer token with the write scope (default `plants:write`).
 	//
@@ -622,7 +655,9 @@ type ClientInterface interface {
 	// created, or deleted). Every acknowledged create is visible at once.
 	//
 	// Every answer with the plant carries its `ETag`; with `If-None-Match`
-	// listing it, the answer is `304` with the `ETag` and no body.
+	// listing it, the answer is `304` with the `ETag` and no body. With
+	// `If-Match` not listing it, the answer is `412` (`41201`); `If-Match`
+	// is evaluated before `If-None-Match`.
 	//
 	// Needs a bearer token with the read scope (default `plants:read`).
 	//
@@ -642,8 +677,13 @@ type ClientInterface interface {
 	// With `If-Match`, the change is made only when the stored plant's ETag
 	// is one it lists (or it is `*`), checked atomically with the write: of
 	// two writers holding the same ETag exactly one succeeds, and the other
-	// gets `412` (`41201`). Without it, the last acknowledged write wins.
-	// `404` (`40402`) when no plant has the id, whatever the headers.
+	// gets `412` (`41201`). With `If-None-Match`, it is made only when the
+	// stored plant's ETag is not one it lists (and it is not `*`), checked
+	// the same way: of two writers setting one state only if the plant is
+	// not in it already, exactly one succeeds and the other gets `412`.
+	// `If-Match` is evaluated first. Without either, the last acknowledged
+	// write wins. `404` (`40402`) when no plant has the id, whatever the
+	// headers.
 	//
 	// Needs a bearer token with the write scope (default `plants:write`).
 	// The body must be exactly one JSON object (`Content-Type:
@@ -668,8 +708,13 @@ type ClientInterface interface {
 	// With `If-Match`, the change is made only when the stored plant's ETag
 	// is one it lists (or it is `*`), checked atomically with the write: of
 	// two writers holding the same ETag exactly one succeeds, and the other
-	// gets `412` (`41201`). Without it, the last acknowledged write wins.
-	// `404` (`40402`) when no plant has the id, whatever the headers.
+	// gets `412` (`41201`). With `If-None-Match`, it is made only when the
+	// stored plant's ETag is not one it lists (and it is not `*`), checked
+	// the same way: of two writers setting one state only if the plant is
+	// not in it already, exactly one succeeds and the other gets `412`.
+	// `If-Match` is evaluated first. Without either, the last acknowledged
+	// write wins. `404` (`40402`) when no plant has the id, whatever the
+	// headers.
 	//
 	// Needs a bearer token with the write scope (default `plants:write`).
 	// The body must be exactly one JSON object (`Content-Type:
@@ -694,8 +739,13 @@ type ClientInterface interface {
 	// With `If-Match`, the change is made only when the stored plant's ETag
 	// is one it lists (or it is `*`), checked atomically with the write: of
 	// two writers holding the same ETag exactly one succeeds, and the other
-	// gets `412` (`41201`). Without it, the last acknowledged write wins.
-	// `404` (`40402`) when no plant has the id, whatever the headers.
+	// gets `412` (`41201`). With `If-None-Match`, it is made only when the
+	// stored plant's ETag is not one it lists (and it is not `*`), checked
+	// the same way: of two writers setting one state only if the plant is
+	// not in it already, exactly one succeeds and the other gets `412`.
+	// `If-Match` is evaluated first. Without either, the last acknowledged
+	// write wins. `404` (`40402`) when no plant has the id, whatever the
+	// headers.
 	//
 	// Needs a bearer token with the write scope (default `plants:write`).
 	// The body must be exactly one JSON object (`Content-Type:
@@ -799,9 +849,11 @@ func (c *Client) CreatePlant(ctx context.Context, params *CreatePlantParams, bod
 // acknowledged.
 //
 // With `If-Match`, the plant is deleted only when its ETag is one it
-// lists (or it is `*`), checked atomically with the write; otherwise
-// `412` (`41201`) and nothing changes. `404` when no plant has the id,
-// whatever the headers.
+// lists (or it is `*`); with `If-None-Match`, only when its ETag is not
+// one it lists (so never with `*`). Each is checked atomically with the
+// write, `If-Match` first; when one does not hold, `412` (`41201`) and
+// nothing changes. `404` when no plant has the id, whatever the
+// headers.
 //
 // Needs a bearer token with the write scope (default `plants:write`).
 //
@@ -825,7 +877,9 @@ func (c *Client) DeletePlant(ctx context.Context, id PlantID, params *DeletePlan
 // created, or deleted). Every acknowledged create is visible at once.
 //
 // Every answer with the plant carries its `ETag`; with `If-None-Match`
-// listing it, the answer is `304` with the `ETag` and no body.
+// listing it, the answer is `304` with the `ETag` and no body. With
+// `If-Match` not listing it, the answer is `412` (`41201`); `If-Match`
+// is evaluated before `If-None-Match`.
 //
 // Needs a bearer token with the read scope (default `plants:read`).
 //
@@ -855,8 +909,13 @@ func (c *Client) GetPlant(ctx context.Context, id PlantID, params *GetPlantParam
 // With `If-Match`, the change is made only when the stored plant's ETag
 // is one it lists (or it is `*`), checked atomically with the write: of
 // two writers holding the same ETag exactly one succeeds, and the other
-// gets `412` (`41201`). Without it, the last acknowledged write wins.
-// `404` (`40402`) when no plant has the id, whatever the headers.
+// gets `412` (`41201`). With `If-None-Match`, it is made only when the
+// stored plant's ETag is not one it lists (and it is not `*`), checked
+// the same way: of two writers setting one state only if the plant is
+// not in it already, exactly one succeeds and the other gets `412`.
+// `If-Match` is evaluated first. Without either, the last acknowledged
+// write wins. `404` (`40402`) when no plant has the id, whatever the
+// headers.
 //
 // Needs a bearer token with the write scope (default `plants:write`).
 // The body must be exactly one JSON object (`Content-Type:
@@ -891,8 +950,13 @@ func (c *Client) ChangePlantWithBody(ctx context.Context, id PlantID, params *Ch
 // With `If-Match`, the change is made only when the stored plant's ETag
 // is one it lists (or it is `*`), checked atomically with the write: of
 // two writers holding the same ETag exactly one succeeds, and the other
-// gets `412` (`41201`). Without it, the last acknowledged write wins.
-// `404` (`40402`) when no plant has the id, whatever the headers.
+// gets `412` (`41201`). With `If-None-Match`, it is made only when the
+// stored plant's ETag is not one it lists (and it is not `*`), checked
+// the same way: of two writers setting one state only if the plant is
+// not in it already, exactly one succeeds and the other gets `412`.
+// `If-Match` is evaluated first. Without either, the last acknowledged
+// write wins. `404` (`40402`) when no plant has the id, whatever the
+// headers.
 //
 // Needs a bearer token with the write scope (default `plants:write`).
 // The body must be exactly one JSON object (`Content-Type:
@@ -927,8 +991,13 @@ func (c *Client) ChangePlant(ctx context.Context, id PlantID, params *ChangePlan
 // With `If-Match`, the change is made only when the stored plant's ETag
 // is one it lists (or it is `*`), checked atomically with the write: of
 // two writers holding the same ETag exactly one succeeds, and the other
-// gets `412` (`41201`). Without it, the last acknowledged write wins.
-// `404` (`40402`) when no plant has the id, whatever the headers.
+// gets `412` (`41201`). With `If-None-Match`, it is made only when the
+// stored plant's ETag is not one it lists (and it is not `*`), checked
+// the same way: of two writers setting one state only if the plant is
+// not in it already, exactly one succeeds and the other gets `412`.
+// `If-Match` is evaluated first. Without either, the last acknowledged
+// write wins. `404` (`40402`) when no plant has the id, whatever the
+// headers.
 //
 // Needs a bearer token with the write scope (default `plants:write`).
 // The body must be exactly one JSON object (`Content-Type:
@@ -1153,6 +1222,17 @@ func NewDeletePlantRequest(server string, id PlantID, params *DeletePlantParams)
 			req.Header.Set("If-Match", headerParam1)
 		}
 
+		if params.IfNoneMatch != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam2)
+		}
+
 	}
 
 	return req, nil
@@ -1202,15 +1282,26 @@ func NewGetPlantRequest(server string, id PlantID, params *GetPlantParams) (*htt
 			req.Header.Set("X-Request-ID", headerParam0)
 		}
 
-		if params.IfNoneMatch != nil {
+		if params.IfMatch != nil {
 			var headerParam1 string
 
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("If-None-Match", headerParam1)
+			req.Header.Set("If-Match", headerParam1)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam2)
 		}
 
 	}
@@ -1295,6 +1386,17 @@ func NewChangePlantRequestWithBody(server string, id PlantID, params *ChangePlan
 			}
 
 			req.Header.Set("If-Match", headerParam1)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam2)
 		}
 
 	}
@@ -1409,9 +1511,11 @@ type ClientWithResponsesInterface interface {
 	// acknowledged.
 	//
 	// With `If-Match`, the plant is deleted only when its ETag is one it
-	// lists (or it is `*`), checked atomically with the write; otherwise
-	// `412` (`41201`) and nothing changes. `404` when no plant has the id,
-	// whatever the headers.
+	// lists (or it is `*`); with `If-None-Match`, only when its ETag is not
+	// one it lists (so never with `*`). Each is checked atomically with the
+	// write, `If-Match` first; when one does not hold, `412` (`41201`) and
+	// nothing changes. `404` when no plant has the id, whatever the
+	// headers.
 	//
 	// Needs a bearer token with the write scope (default `plants:write`).
 	//
@@ -1427,7 +1531,9 @@ type ClientWithResponsesInterface interface {
 	// created, or deleted). Every acknowledged create is visible at once.
 	//
 	// Every answer with the plant carries its `ETag`; with `If-None-Match`
-	// listing it, the answer is `304` with the `ETag` and no body.
+	// listing it, the answer is `304` with the `ETag` and no body. With
+	// `If-Match` not listing it, the answer is `412` (`41201`); `If-Match`
+	// is evaluated before `If-None-Match`.
 	//
 	// Needs a bearer token with the read scope (default `plants:read`).
 	//
@@ -1449,8 +1555,13 @@ type ClientWithResponsesInterface interface {
 	// With `If-Match`, the change is made only when the stored plant's ETag
 	// is one it lists (or it is `*`), checked atomically with the write: of
 	// two writers holding the same ETag exactly one succeeds, and the other
-	// gets `412` (`41201`). Without it, the last acknowledged write wins.
-	// `404` (`40402`) when no plant has the id, whatever the headers.
+	// gets `412` (`41201`). With `If-None-Match`, it is made only when the
+	// stored plant's ETag is not one it lists (and it is not `*`), checked
+	// the same way: of two writers setting one state only if the plant is
+	// not in it already, exactly one succeeds and the other gets `412`.
+	// `If-Match` is evaluated first. Without either, the last acknowledged
+	// write wins. `404` (`40402`) when no plant has the id, whatever the
+	// headers.
 	//
 	// Needs a bearer token with the write scope (default `plants:write`).
 	// The body must be exactly one JSON object (`Content-Type:
@@ -1475,8 +1586,13 @@ type ClientWithResponsesInterface interface {
 	// With `If-Match`, the change is made only when the stored plant's ETag
 	// is one it lists (or it is `*`), checked atomically with the write: of
 	// two writers holding the same ETag exactly one succeeds, and the other
-	// gets `412` (`41201`). Without it, the last acknowledged write wins.
-	// `404` (`40402`) when no plant has the id, whatever the headers.
+	// gets `412` (`41201`). With `If-None-Match`, it is made only when the
+	// stored plant's ETag is not one it lists (and it is not `*`), checked
+	// the same way: of two writers setting one state only if the plant is
+	// not in it already, exactly one succeeds and the other gets `412`.
+	// `If-Match` is evaluated first. Without either, the last acknowledged
+	// write wins. `404` (`40402`) when no plant has the id, whatever the
+	// headers.
 	//
 	// Needs a bearer token with the write scope (default `plants:write`).
 	// The body must be exactly one JSON object (`Content-Type:
@@ -1501,8 +1617,13 @@ type ClientWithResponsesInterface interface {
 	// With `If-Match`, the change is made only when the stored plant's ETag
 	// is one it lists (or it is `*`), checked atomically with the write: of
 	// two writers holding the same ETag exactly one succeeds, and the other
-	// gets `412` (`41201`). Without it, the last acknowledged write wins.
-	// `404` (`40402`) when no plant has the id, whatever the headers.
+	// gets `412` (`41201`). With `If-None-Match`, it is made only when the
+	// stored plant's ETag is not one it lists (and it is not `*`), checked
+	// the same way: of two writers setting one state only if the plant is
+	// not in it already, exactly one succeeds and the other gets `412`.
+	// `If-Match` is evaluated first. Without either, the last acknowledged
+	// write wins. `404` (`40402`) when no plant has the id, whatever the
+	// headers.
 	//
 	// Needs a bearer token with the write scope (default `plants:write`).
 	// The body must be exactly one JSON object (`Content-Type:
@@ -2057,6 +2178,11 @@ type GetPlantResponse405Headers struct {
 	XRequestID string
 }
 
+// GetPlantResponse412Headers the declared response headers of an HTTP 412 response for GetPlant
+type GetPlantResponse412Headers struct {
+	XRequestID string
+}
+
 // GetPlantResponse500Headers the declared response headers of an HTTP 500 response for GetPlant
 type GetPlantResponse500Headers struct {
 	XRequestID string
@@ -2083,6 +2209,8 @@ type GetPlantResponse struct {
 	JSON404 *NotFound
 	// JSON405 the response for an HTTP 405 `application/json` response
 	JSON405 *MethodNotAllowed
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ReadPreconditionFailed
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -2101,6 +2229,8 @@ type GetPlantResponse struct {
 	Headers404 *GetPlantResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetPlantResponse405Headers
+	// Headers412 the parsed response headers for an HTTP 412 response
+	Headers412 *GetPlantResponse412Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetPlantResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -2135,6 +2265,11 @@ func (r GetPlantResponse) GetJSON404() *NotFound {
 // GetJSON405 returns the response for an HTTP 405 `application/json` response
 func (r GetPlantResponse) GetJSON405() *MethodNotAllowed {
 	return r.JSON405
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r GetPlantResponse) GetJSON412() *ReadPreconditionFailed {
+	return r.JSON412
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2451,9 +2586,11 @@ func (c *ClientWithResponses) CreatePlantWithResponse(ctx context.Context, param
 // acknowledged.
 //
 // With `If-Match`, the plant is deleted only when its ETag is one it
-// lists (or it is `*`), checked atomically with the write; otherwise
-// `412` (`41201`) and nothing changes. `404` when no plant has the id,
-// whatever the headers.
+// lists (or it is `*`); with `If-None-Match`, only when its ETag is not
+// one it lists (so never with `*`). Each is checked atomically with the
+// write, `If-Match` first; when one does not hold, `412` (`41201`) and
+// nothing changes. `404` when no plant has the id, whatever the
+// headers.
 //
 // Needs a bearer token with the write scope (default `plants:write`).
 //
@@ -2475,7 +2612,9 @@ func (c *ClientWithResponses) DeletePlantWithResponse(ctx context.Context, id Pl
 // created, or deleted). Every acknowledged create is visible at once.
 //
 // Every answer with the plant carries its `ETag`; with `If-None-Match`
-// listing it, the answer is `304` with the `ETag` and no body.
+// listing it, the answer is `304` with the `ETag` and no body. With
+// `If-Match` not listing it, the answer is `412` (`41201`); `If-Match`
+// is evaluated before `If-None-Match`.
 //
 // Needs a bearer token with the read scope (default `plants:read`).
 //
@@ -2503,8 +2642,13 @@ func (c *ClientWithResponses) GetPlantWithResponse(ctx context.Context, id Plant
 // With `If-Match`, the change is made only when the stored plant's ETag
 // is one it lists (or it is `*`), checked atomically with the write: of
 // two writers holding the same ETag exactly one succeeds, and the other
-// gets `412` (`41201`). Without it, the last acknowledged write wins.
-// `404` (`40402`) when no plant has the id, whatever the headers.
+// gets `412` (`41201`). With `If-None-Match`, it is made only when the
+// stored plant's ETag is not one it lists (and it is not `*`), checked
+// the same way: of two writers setting one state only if the plant is
+// not in it already, exactly one succeeds and the other gets `412`.
+// `If-Match` is evaluated first. Without either, the last acknowledged
+// write wins. `404` (`40402`) when no plant has the id, whatever the
+// headers.
 //
 // Needs a bearer token with the write scope (default `plants:write`).
 // The body must be exactly one JSON object (`Content-Type:
@@ -2535,8 +2679,13 @@ func (c *ClientWithResponses) ChangePlantWithBodyWithResponse(ctx context.Contex
 // With `If-Match`, the change is made only when the stored plant's ETag
 // is one it lists (or it is `*`), checked atomically with the write: of
 // two writers holding the same ETag exactly one succeeds, and the other
-// gets `412` (`41201`). Without it, the last acknowledged write wins.
-// `404` (`40402`) when no plant has the id, whatever the headers.
+// gets `412` (`41201`). With `If-None-Match`, it is made only when the
+// stored plant's ETag is not one it lists (and it is not `*`), checked
+// the same way: of two writers setting one state only if the plant is
+// not in it already, exactly one succeeds and the other gets `412`.
+// `If-Match` is evaluated first. Without either, the last acknowledged
+// write wins. `404` (`40402`) when no plant has the id, whatever the
+// headers.
 //
 // Needs a bearer token with the write scope (default `plants:write`).
 // The body must be exactly one JSON object (`Content-Type:
@@ -2567,8 +2716,13 @@ func (c *ClientWithResponses) ChangePlantWithResponse(ctx context.Context, id Pl
 // With `If-Match`, the change is made only when the stored plant's ETag
 // is one it lists (or it is `*`), checked atomically with the write: of
 // two writers holding the same ETag exactly one succeeds, and the other
-// gets `412` (`41201`). Without it, the last acknowledged write wins.
-// `404` (`40402`) when no plant has the id, whatever the headers.
+// gets `412` (`41201`). With `If-None-Match`, it is made only when the
+// stored plant's ETag is not one it lists (and it is not `*`), checked
+// the same way: of two writers setting one state only if the plant is
+// not in it already, exactly one succeeds and the other gets `412`.
+// `If-Match` is evaluated first. Without either, the last acknowledged
+// write wins. `404` (`40402`) when no plant has the id, whatever the
+// headers.
 //
 // Needs a bearer token with the write scope (default `plants:write`).
 // The body must be exactly one JSON object (`Content-Type:
@@ -3288,6 +3442,13 @@ func ParseGetPlantResponse(rsp *http.Response) (*GetPlantResponse, error) {
 		}
 		response.JSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ReadPreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3410,6 +3571,16 @@ func ParseGetPlantResponse(rsp *http.Response) (*GetPlantResponse, error) {
 			headers.XRequestID = value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 412:
+		var headers GetPlantResponse412Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers412 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetPlantResponse500Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
