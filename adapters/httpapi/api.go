@@ -111,6 +111,7 @@ func (a *API) routes() *chi.Mux {
 	get("/plants/{id}", a.getPlant)
 	r.Delete("/plants/{id}", a.deletePlant)
 	r.Patch("/plants/{id}", a.changePlant)
+	get("/events", a.listEvents)
 	get("/openapi.yaml", a.serveOpenAPI)
 	a.referenceRoutes(get)
 	return r

@@ -27,6 +27,7 @@ type Deps struct {
 	List   ListUseCase
 	Delete DeleteUseCase
 	Change ChangeUseCase
+	Events EventsUseCase
 
 	Verifier application.TokenVerifier
 	Log      *slog.Logger

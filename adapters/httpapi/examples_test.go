@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -54,6 +55,10 @@ func TestErrorExamplesAreRealAnswers(t *testing.T) {
 		"Error40501": func() response { return s.do(t, "PUT", "/plants", nil, nil) },
 		"Error40901": func() response {
 			return s.do(t, "POST", "/plants", posting, []byte(`{"id":7,"name":"Monstera deliciosa"}`))
+		},
+		"Error41001": func() response {
+			old := formatCursor(application.FeedPosition{At: time.Now().Add(-200 * time.Hour)})
+			return s.call(t, "GET", "/events?after="+old)
 		},
 		"Error41201": func() response {
 			return s.do(t, "PATCH", "/plants/7", map[string]string{"Authorization": writer, "Content-Type": "application/merge-patch+json", "If-Match": `"stale"`},

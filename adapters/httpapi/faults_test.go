@@ -18,6 +18,7 @@ var operations = []struct{ method, path, body string }{
 	{http.MethodGet, "/plants?limit=5", ``},
 	{http.MethodDelete, "/plants/1", ``},
 	{http.MethodPatch, "/plants/1", `{"name":"Sage"}`},
+	{http.MethodGet, "/events?limit=5", ``},
 }
 
 // Every operation answers a failing store with the documented Error body:

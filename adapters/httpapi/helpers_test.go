@@ -47,6 +47,7 @@ func useCases(store *memory.Store, scopes application.Scopes) Deps {
 		List:   application.NewListPlants(store, scopes),
 		Delete: application.NewDeletePlant(store, store, scopes),
 		Change: application.NewChangePlant(store, scopes),
+		Events: application.NewListEvents(store, scopes, application.DefaultEventRetention),
 	}
 }
 

@@ -38,7 +38,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}, []string{"route", "method", "status"}),
 		operations: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "plantstore_plant_operations_total",
-			Help: "Requests that reached a use case, by operation (create, get, list, delete) and outcome (created, replayed, found, listed, deleted, conflict, not_found, invalid, unavailable, canceled, error).",
+			Help: "Requests that reached a use case, by operation (create, get, list, change, delete, events) and outcome (created, replayed, found, listed, changed, deleted, conflict, not_found, precondition_failed, expired, invalid, unavailable, canceled, error).",
 		}, []string{"operation", "outcome"}),
 		authFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "plantstore_auth_failures_total",
@@ -92,6 +92,8 @@ func outcome(success string, err error) string {
 		return "conflict"
 	case errors.Is(err, application.ErrPreconditionFailed):
 		return "precondition_failed"
+	case errors.Is(err, application.ErrFeedExpired):
+		return "expired"
 	case errors.Is(err, domain.ErrInvalid):
 		return "invalid"
 	case errors.Is(err, application.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):

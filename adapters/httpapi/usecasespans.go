@@ -22,6 +22,7 @@ func traceUseCases(d *Deps, tracer trace.Tracer) {
 	d.List = tracedList{d.List, tracer}
 	d.Delete = tracedDelete{d.Delete, tracer}
 	d.Change = tracedChange{d.Change, tracer}
+	d.Events = tracedEvents{d.Events, tracer}
 }
 
 type tracedCreate struct {
@@ -99,4 +100,20 @@ func (t tracedChange) Change(ctx context.Context, p application.Principal, id do
 	plant, err := t.ChangeUseCase.Change(ctx, p, id, c, pre)
 	endUseCase(span, err)
 	return plant, err
+}
+
+type tracedEvents struct {
+	EventsUseCase
+	tracer trace.Tracer
+}
+
+func (t tracedEvents) List(ctx context.Context, p application.Principal, q application.FeedQuery) (application.EventPage, error) {
+	if !recording(ctx) {
+		return t.EventsUseCase.List(ctx, p, q)
+	}
+	ctx, span := useCaseSpan(ctx, t.tracer, "ListEvents")
+	page, err := t.EventsUseCase.List(ctx, p, q)
+	span.SetAttributes(attribute.Int("plantstore.events", page.Count))
+	endUseCase(span, err)
+	return page, err
 }

@@ -23,6 +23,7 @@ type Store struct {
 	plants map[domain.ID]application.Record
 	fault  func(ctx context.Context) error
 	outbox outbox
+	feed   feed
 }
 
 // New returns an empty store. Every plant a create stores is announced to
@@ -87,6 +88,7 @@ func (s *Store) InsertIfAbsent(ctx context.Context, rec application.Record) (dom
 	rec = traceparent.Keep(ctx, rec)
 	s.plants[rec.Plant.ID()] = rec
 	s.outbox.add(rec)
+	s.feed.add(application.PlantCreated, rec.Plant)
 	return rec.Plant, true, nil
 }
 
@@ -106,8 +108,11 @@ func (s *Store) DeletePlant(ctx context.Context, id domain.ID) (bool, error) {
 	if err := s.begin(ctx); err != nil {
 		return false, err
 	}
-	_, ok := s.plants[id]
-	delete(s.plants, id)
+	rec, ok := s.plants[id]
+	if ok {
+		delete(s.plants, id)
+		s.feed.add(application.PlantDeleted, rec.Plant)
+	}
 	return ok, nil
 }
 
@@ -129,6 +134,7 @@ func (s *Store) UpdatePlant(ctx context.Context, id domain.ID, update applicatio
 	if changed {
 		rec.Plant = next
 		s.plants[id] = rec
+		s.feed.add(application.PlantChanged, next)
 	}
 	return next, nil
 }
@@ -148,6 +154,7 @@ func (s *Store) DeletePlantIf(ctx context.Context, id domain.ID, check applicati
 		return domain.Plant{}, err
 	}
 	delete(s.plants, id)
+	s.feed.add(application.PlantDeleted, rec.Plant)
 	return rec.Plant, nil
 }
 

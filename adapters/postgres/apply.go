@@ -22,8 +22,10 @@ func (s *Store) applyOnce(ctx context.Context, ws []write, pending []int, res []
 		kinds  []*writeKind                      // the kinds present, in the order of their bits
 		byKind = make(map[*writeKind][]write, 2) // each kind's writes, in id order
 	)
+	ids := make([]int64, 0, len(pending)) // every plant's, ascending: lockPlants
 	for _, k := range byID(ws, pending) {
 		w := ws[pending[k]]
+		ids = append(ids, int64(w.plantID()))
 		if set&w.kind.bit == 0 {
 			set |= w.kind.bit
 			kinds = append(kinds, w.kind)
@@ -32,7 +34,7 @@ func (s *Store) applyOnce(ctx context.Context, ws []write, pending []int, res []
 		answers[k] = w.kind.assumed(w)
 	}
 	slices.SortFunc(kinds, func(a, b *writeKind) int { return cmp.Compare(a.bit, b.bit) })
-	var args []any
+	args := []any{bigintArray(ids)}
 	for _, kd := range kinds {
 		args = append(args, kd.args(s, byKind[kd])...)
 	}

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -85,6 +86,7 @@ func (s *Store) applySegment(ctx context.Context, batch []write, seg []int, out 
 	// the segment's other writes, of other ids, commit before them.
 	if !slices.ContainsFunc(seg, func(i int) bool { return batch[i].kind == &updateKind }) {
 		s.applyPlain(ctx, batch, seg, out)
+		s.deleteUnrendered(ctx, batch, seg, out)
 		return
 	}
 	var plain, updates []int
@@ -97,9 +99,42 @@ func (s *Store) applySegment(ctx context.Context, batch []write, seg []int, out 
 	}
 	if len(plain) > 0 {
 		s.applyPlain(ctx, batch, plain, out)
+		s.deleteUnrendered(ctx, batch, plain, out)
 	}
 	if len(updates) > 0 {
 		s.applyUpdates(ctx, batch, updates, out)
+	}
+}
+
+// deleteUnrendered decides again, as conditional deletes that allow any
+// plant, the plain deletes of batch[seg] that removed nothing: the plant
+// was absent, or stored without its item (before items were kept, or
+// written around the service), which its event must carry and which the
+// service renders in Go (deleteKind). A later delete of the same id in seg
+// shared the first one's answer and keeps it: the plant was already gone.
+func (s *Store) deleteUnrendered(ctx context.Context, batch []write, seg []int, out []result) {
+	var again []int
+	seen := make(map[domain.ID]bool, len(seg))
+	for _, i := range seg {
+		w := batch[i]
+		first := !seen[w.id]
+		seen[w.id] = true
+		if first && w.kind == &deleteKind && out[i].Err == nil && !out[i].Value.done {
+			again = append(again, i)
+		}
+	}
+	if len(again) == 0 {
+		return
+	}
+	conditional := make([]write, len(batch))
+	for _, i := range again {
+		conditional[i] = write{kind: &updateKind, id: batch[i].id, arg: updating{check: allowAny}}
+	}
+	s.applyUpdates(ctx, conditional, again, out)
+	for _, i := range again {
+		if nf := (*domain.NotFoundError)(nil); errors.As(out[i].Err, &nf) {
+			out[i] = result{}
+		}
 	}
 }
 

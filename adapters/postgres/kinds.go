@@ -19,8 +19,9 @@ func rowParams(first int) string {
 // afterRow numbers the parameters that follow a row's arrays from first.
 func afterRow(first, k int) string { return "$" + strconv.Itoa(first+len(rowColumns)+k) }
 
-// createKind inserts plants that are absent. The plants it inserts are
-// announced to every receiver in its parameter after the rows in the same
+// createKind inserts plants that are absent, with the event of each. The
+// plants it inserts are announced to every receiver in its parameter after
+// the rows in the same
 // commit, by one packed outbox row per receiver (the aggregates of one
 // GROUP BY read the rows in the same order, so the arrays stay parallel),
 // whose events keep each plant's item. It answers only for the creates it
@@ -42,8 +43,12 @@ var createKind = writeKind{
 ), inserted AS (
     INSERT INTO plants (` + columnList("") + `)
     SELECT ` + columnList("") + ` FROM input
+    WHERE (SELECT n FROM locks) IS NOT NULL
     ON CONFLICT (id) DO NOTHING
-    RETURNING id
+    RETURNING id, item
+), created_events AS (
+    INSERT INTO plant_events (type, plant_id, item)
+    SELECT 'plant.created', id, item FROM inserted
 ), announced AS (
     INSERT INTO webhook_event_batches (url, created_at, event_ids, plant_ids, items, trace_parents)
     SELECT r.url, now(), array_agg('msg_' || replace(gen_random_uuid()::text, '-', '')),
@@ -73,14 +78,21 @@ WHERE input.id NOT IN (SELECT id FROM inserted)`,
 	shares: true,
 }
 
-// deleteKind removes plants. It answers only for the deletes that removed
-// a plant; every other one found nothing.
+// deleteKind removes plants, with the event of each, which keeps the item
+// the plant had. It removes only plants that keep their item (those the
+// service wrote), and answers only for the deletes that removed one: every
+// other one is decided again as a conditional delete that allows any plant
+// (see applySegment), which reads the plant and so finds it absent, or
+// renders the item of one stored without it in Go.
 var deleteKind = writeKind{
 	name: "delete",
 	bit:  2,
 	ctes: `deleted AS (
-    DELETE FROM plants WHERE id = ANY($1::bigint[])
-    RETURNING id
+    DELETE FROM plants WHERE id = ANY($1::bigint[]) AND item IS NOT NULL AND (SELECT n FROM locks) IS NOT NULL
+    RETURNING id, item
+), deleted_events AS (
+    INSERT INTO plant_events (type, plant_id, item)
+    SELECT 'plant.deleted', id, item FROM deleted
 )`,
 	answers: `SELECT id, ` + nullColumns("id") + `, true AS flag FROM deleted`,
 	args: func(_ *Store, ws []write) []any {
@@ -108,7 +120,8 @@ var deleteKind = writeKind{
 // waiting for any writer of it, so the check and the write are one step.
 // It answers the rows it wrote; another is not written, since a writer
 // came first (done clear), and the update is decided again on what that
-// writer left.
+// writer left. The events of a row it wrote (one per update that changed
+// the plant) are written with it, in the order of the updates.
 var replaceKind = writeKind{
 	name: "replace",
 	bit:  4,
@@ -118,15 +131,25 @@ var replaceKind = writeKind{
     UPDATE plants SET (` + columnList("", "id") + `) = (` + columnList("replacements.", "id") + `)
     FROM replacements
     WHERE plants.id = replacements.id AND plants.version = replacements.version - 1
+      AND (SELECT n FROM locks) IS NOT NULL
     RETURNING plants.id
+), changed_events AS (
+    INSERT INTO plant_events (type, plant_id, item)
+    SELECT e.type, e.id, e.item
+    FROM unnest(` + afterRow(1, 0) + `::text[], ` + afterRow(1, 1) + `::bigint[], ` + afterRow(1, 2) + `::text[]) WITH ORDINALITY AS e (type, id, item, n)
+    WHERE e.id IN (SELECT id FROM replaced)
+    ORDER BY e.n
 )`,
 	answers: `SELECT id, ` + nullColumns("id") + `, true AS flag FROM replaced`,
 	args: func(_ *Store, ws []write) []any {
 		rows := make([]plantRow, len(ws))
+		var events pendingEvents
 		for i, w := range ws {
-			rows[i] = w.arg.(plantRow)
+			r := w.arg.(replacement)
+			rows[i] = r.row
+			events.add(w.id, r.events)
 		}
-		return rowArrays(rows)
+		return append(rowArrays(rows), events.args()...)
 	},
 	assumed: func(write) result { return result{} },
 	locks:   true,
@@ -137,7 +160,8 @@ var replaceKind = writeKind{
 
 // removeKind deletes the rows that updates decided to delete (see
 // update.go), each only at the version it was decided on, as replaceKind
-// writes them.
+// writes them, with their events: those of the changes decided before the
+// delete, then the delete's.
 var removeKind = writeKind{
 	name: "remove",
 	bit:  8,
@@ -146,15 +170,25 @@ var removeKind = writeKind{
 ), removed AS (
     DELETE FROM plants USING removals
     WHERE plants.id = removals.id AND plants.version = removals.version
+      AND (SELECT n FROM locks) IS NOT NULL
     RETURNING plants.id
+), removal_events AS (
+    INSERT INTO plant_events (type, plant_id, item)
+    SELECT e.type, e.id, e.item
+    FROM unnest($3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY AS e (type, id, item, n)
+    WHERE e.id IN (SELECT id FROM removed)
+    ORDER BY e.n
 )`,
 	answers: `SELECT id, ` + nullColumns("id") + `, true AS flag FROM removed`,
 	args: func(_ *Store, ws []write) []any {
 		ids, versions := make([]int64, len(ws)), make([]int64, len(ws))
+		var events pendingEvents
 		for i, w := range ws {
-			ids[i], versions[i] = int64(w.id), w.arg.(int64)
+			r := w.arg.(removal)
+			ids[i], versions[i] = int64(w.id), r.version
+			events.add(w.id, r.events)
 		}
-		return []any{bigintArray(ids), bigintArray(versions)}
+		return append([]any{bigintArray(ids), bigintArray(versions)}, events.args()...)
 	},
 	assumed: func(write) result { return result{} },
 	locks:   true,

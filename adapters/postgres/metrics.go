@@ -69,13 +69,13 @@ func newMetrics(db *sql.DB, queued func() int, batches map[string]batchCounts) *
 		}, func() float64 { return float64(queued()) }),
 		readDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:        "plantstore_store_read_batch_duration_seconds",
-			Help:        "Time of one gathered read query, by read: find (point reads) or list (pages).",
+			Help:        "Time of one gathered read query, by read: find (point reads), list (pages) or events (pages of the event feed).",
 			ConstLabels: labels,
 			Buckets:     prometheus.ExponentialBuckets(0.0001, 2, 16),
 		}, []string{"read"}),
 		readSize: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:        "plantstore_store_read_batch_size",
-			Help:        "Reads answered by one gathered query, by read: find (point reads) or list (pages).",
+			Help:        "Reads answered by one gathered query, by read: find (point reads), list (pages) or events (pages of the event feed).",
 			ConstLabels: labels,
 			Buckets:     prometheus.ExponentialBuckets(1, 2, 9),
 		}, []string{"read"}),

@@ -133,7 +133,11 @@ func (s *Store) decide(batch []write, chain []int, row plantRow, found bool, out
 		}
 		return write{}, false
 	}
-	state, changed, removed := stored, false, false
+	var (
+		state   = stored
+		removed bool
+		events  []pendingEvent // one per update that wrote: each change, the delete
+	)
 	for _, i := range chain {
 		u := batch[i].arg.(updating)
 		switch {
@@ -146,6 +150,7 @@ func (s *Store) decide(batch []write, chain []int, row plantRow, found bool, out
 			}
 			out[i] = result{Value: outcome{plant: state, done: true}}
 			removed = true
+			events = append(events, pendingEvent{application.PlantDeleted, itemOf(state)})
 		default:
 			next, differs, err := u.update.On(state)
 			if err != nil {
@@ -153,17 +158,39 @@ func (s *Store) decide(batch []write, chain []int, row plantRow, found bool, out
 				continue
 			}
 			out[i] = result{Value: outcome{plant: next, done: true}}
-			state, changed = next, changed || differs
+			if differs {
+				events = append(events, pendingEvent{application.PlantChanged, itemOf(next)})
+			}
+			state = next
 		}
 	}
+	// Changes that came back to the stored plant are written all the same
+	// (a version on), since each was a write with its event.
 	switch {
 	case removed:
-		return write{kind: &removeKind, id: id, arg: row.Version.Int64}, true
-	case changed && state != stored:
-		return write{kind: &replaceKind, id: id, arg: row.with(state)}, true
+		return write{kind: &removeKind, id: id, arg: removal{version: row.Version.Int64, events: events}}, true
+	case len(events) > 0:
+		return write{kind: &replaceKind, id: id, arg: replacement{row: row.with(state), events: events}}, true
 	}
 	return write{}, false
 }
+
+// replacement is what replaceKind writes for one plant: its next row, and
+// the events of the updates that led to it.
+type replacement struct {
+	row    plantRow
+	events []pendingEvent
+}
+
+// removal is what removeKind deletes: the plant at the version its
+// updates read, and their events, the delete's last.
+type removal struct {
+	version int64
+	events  []pendingEvent
+}
+
+// allowAny is the check of a plain delete decided as a conditional one.
+func allowAny(domain.Plant) error { return nil }
 
 // readRows reads the stored rows of ids, with a fresh snapshot.
 func (s *Store) readRows(ctx context.Context, ids []domain.ID) (map[domain.ID]plantRow, error) {

@@ -20,6 +20,13 @@ import (
 // statement (see segments), so a row goes back to its write by id. The
 // fragments number their parameters from $1; they are renumbered when
 // composed. Their CTE names must differ from every other kind's.
+//
+// Every statement begins with the CTE locks (lockPlants), and every CTE
+// of a kind that changes a row depends on it (a condition on
+// (SELECT n FROM locks), which PostgreSQL evaluates once, before the first
+// row), so that the statement holds the lock of each of its plants before
+// it changes any row. A kind that writes a plant writes its event in the
+// same statement (plant_events, see feed.go).
 type writeKind struct {
 	// name labels the kind in logs and errors.
 	name string
@@ -65,14 +72,35 @@ var placeholder = regexp.MustCompile(`\$[0-9]+`)
 // composed caches the statement of each set of kinds, by kinds' bits.
 var composed sync.Map // uint to string
 
+// lockPlants takes the transaction-level advisory lock of every plant of
+// a statement, given in ascending id order as $1, before any row change.
+//
+// Why: the event feed is in the order of the writing transactions' ids
+// (feed.go), and a transaction gets its id at its first row change. A
+// statement that changed one row, got its id, and then waited for the row
+// lock of a plant that a transaction with a later id held, would write that
+// plant after it but sort its event before it. Holding every plant's lock
+// first, the statement waits, if at all, before it has an id: a later
+// writer of a plant gets its id only after the earlier one committed, so
+// each plant's events are in the order of its writes. All statements take
+// these locks in id order, all at once, then their row locks in id order
+// (byID): no two wait for each other in a circle. The key space is the
+// plant ids, in the single-bigint form of the advisory locks; another user
+// of that form, on the same database, could only make a write wait.
+// Writes that are about no plant (the outbox's) take none.
+const lockPlants = `locks AS (
+    SELECT count(*) AS n FROM (SELECT pg_advisory_xact_lock(id) FROM unnest($1::bigint[]) AS id) AS l
+)`
+
 // batchStatement returns the statement that applies the writes of kinds,
-// given in the order of their bits, whose bits make set.
+// given in the order of their bits, whose bits make set. Its $1 is the ids
+// of lockPlants; the kinds' parameters follow.
 func batchStatement(set uint, kinds []*writeKind) string {
 	if text, ok := composed.Load(set); ok {
 		return text.(string)
 	}
-	var ctes, answers []string
-	params := 0
+	ctes, answers := []string{lockPlants}, []string(nil)
+	params := 1
 	for _, k := range kinds {
 		base, most := params, 0
 		renumber := func(fragment string) string {

@@ -6,14 +6,15 @@ import (
 	"testing"
 )
 
-// Every set of kinds composes into one statement whose parameters are
-// exactly the kinds' arguments, in the order of their bits, each kind
-// with its own bit (segments hold one kind that locks rows at most, but the
-// composition does not rely on it).
+// Every set of kinds composes into one statement whose parameters are the
+// ids of the plants it locks, then exactly the kinds' arguments, in the
+// order of their bits, each kind with its own bit (segments hold one kind
+// that locks rows at most, but the composition does not rely on it).
 func TestKindsComposeIntoOneStatement(t *testing.T) {
 	fern := rowOf(record(t, 3, "Fern", ""), 2)
-	samples := []write{createWrite(record(t, 1, "Fern", "")), deleteWrite(2), {kind: &replaceKind, id: 3, arg: fern},
-		{kind: &removeKind, id: 4, arg: int64(1)}}
+	changed := []pendingEvent{{typ: "plant.changed", item: fern.Item.String}}
+	samples := []write{createWrite(record(t, 1, "Fern", "")), deleteWrite(2), {kind: &replaceKind, id: 3, arg: replacement{row: fern, events: changed}},
+		{kind: &removeKind, id: 4, arg: removal{version: 1, events: changed}}}
 	bits := map[uint]bool{}
 	for _, w := range samples {
 		if b := w.kind.bit; b == 0 || b&(b-1) != 0 || bits[b] {
@@ -24,7 +25,7 @@ func TestKindsComposeIntoOneStatement(t *testing.T) {
 	for set := 1; set < 1<<len(samples); set++ {
 		var kinds []*writeKind
 		var bitset uint
-		args := 0
+		args := 1 // the ids of lockPlants
 		for i, w := range samples {
 			if set&(1<<i) != 0 {
 				kinds = append(kinds, w.kind)
@@ -38,7 +39,7 @@ func TestKindsComposeIntoOneStatement(t *testing.T) {
 			n, _ := strconv.Atoi(p[1:])
 			most = max(most, n)
 		}
-		if most != args || !strings.HasPrefix(text, "WITH ") || strings.Count(text, "UNION ALL") < len(kinds)-1 {
+		if most != args || !strings.HasPrefix(text, "WITH locks AS (") || strings.Count(text, "UNION ALL") < len(kinds)-1 {
 			t.Errorf("kinds %v: statement with %d parameters for %d arguments:\n%s", bitset, most, args, text)
 		}
 	}

@@ -41,10 +41,10 @@ func (s *Store) DeletePlantIf(ctx context.Context, id domain.ID, check applicati
 // updateKind reads the stored plant, asks the update for the next one and
 // writes it when it differs: the one kind behind every write of one plant
 // but a create and a plain delete.
-var updateKind = writeKind{statements: []string{loadPlant, updatePlant}, apply: updateOne}
+var updateKind = writeKind{statements: []string{loadPlant, updatePlant, recordEvent}, apply: updateOne}
 
 // deleteIfKind reads the stored plant, asks the check and deletes it.
-var deleteIfKind = writeKind{statements: []string{loadPlant, deletePlant}, apply: deleteIfOne}
+var deleteIfKind = writeKind{statements: []string{loadPlant, deletePlant, recordEvent}, apply: deleteIfOne}
 
 func updateOne(tx *batchTx, w write) (writeOutcome, error) {
 	stored, out, err := loadForDecision(tx, w.id)
@@ -62,8 +62,12 @@ func updateOne(tx *batchTx, w write) (writeOutcome, error) {
 	}); out.refused != nil || !changed {
 		return out, nil
 	}
-	if _, err := tx.stmt(updatePlant).ExecContext(tx.ctx, stateOf(next)); err != nil {
+	state := stateOf(next)
+	if _, err := tx.stmt(updatePlant).ExecContext(tx.ctx, state); err != nil {
 		return writeOutcome{}, edgeError(fmt.Sprintf("update plant %d", w.id), err)
+	}
+	if err := tx.record(application.PlantChanged, w.id, state.Item.String); err != nil {
+		return writeOutcome{}, err
 	}
 	return writeOutcome{stored: next, done: true}, nil
 }
@@ -76,8 +80,12 @@ func deleteIfOne(tx *batchTx, w write) (writeOutcome, error) {
 	if out.refused = decide(w.id, func() error { return w.arg.(application.Check)(stored) }); out.refused != nil {
 		return out, nil
 	}
-	if _, err := deleteOne(tx, w); err != nil {
+	switch out, err := deleteOne(tx, w); {
+	case err != nil:
 		return writeOutcome{}, err
+	case !out.done:
+		// The row was read in this transaction a moment ago.
+		return writeOutcome{}, &rowError{msg: fmt.Sprintf("sqlite: plant %d read but not deleted", w.id)}
 	}
 	return writeOutcome{stored: stored, done: true}, nil
 }

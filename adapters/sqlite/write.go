@@ -142,7 +142,7 @@ func (s *Store) commit(ctx context.Context, batch []write, results []groupcommit
 		return edgeError("begin", err)
 	}
 	defer func() { _ = tx.Rollback() }() // after Commit it only reports ErrTxDone
-	btx := &batchTx{ctx: ctx, tx: tx, store: s, borrowed: make(map[string]*sqlx.NamedStmt, 4)}
+	btx := &batchTx{ctx: ctx, tx: tx, store: s, borrowed: make(map[string]*sqlx.NamedStmt, 4), at: stamp(time.Now())}
 
 	for i, w := range batch {
 		out, err := w.kind.apply(btx, w)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
 
@@ -28,10 +29,10 @@ type writeKind struct {
 
 // createKind inserts a plant unless its id exists, and announces what it
 // inserts to every receiver in the same transaction.
-var createKind = writeKind{statements: []string{insertPlant, loadPlant, announcePlant}, apply: insertOne}
+var createKind = writeKind{statements: []string{insertPlant, loadPlant, announcePlant, recordEvent}, apply: insertOne}
 
 // deleteKind removes a plant.
-var deleteKind = writeKind{statements: []string{deletePlant}, apply: deleteOne}
+var deleteKind = writeKind{statements: []string{deletePlant, recordEvent}, apply: deleteOne}
 
 // The statements on one plant, their column lists taken from plantRow and
 // their arguments bound from one by name. A write of the plant after its
@@ -41,7 +42,8 @@ var (
 		ON CONFLICT (id) DO NOTHING`
 	loadPlant   = `SELECT ` + stateColumns.list() + ` FROM plants WHERE id = :id`
 	updatePlant = `UPDATE plants SET ` + stateColumns.assignments("id") + ` WHERE id = :id`
-	deletePlant = `DELETE FROM plants WHERE id = :id`
+	// deletePlant answers the state it removed, which its event keeps.
+	deletePlant = `DELETE FROM plants WHERE id = :id RETURNING ` + stateColumns.list()
 )
 
 // insertOne inserts w's record unless its id exists, and otherwise reads the
@@ -55,6 +57,9 @@ func insertOne(tx *batchTx, w write) (writeOutcome, error) {
 	if n, err := res.RowsAffected(); err != nil {
 		return writeOutcome{}, edgeError("insert", err)
 	} else if n == 1 {
+		if err := tx.record(application.PlantCreated, p.ID(), w.row.Item.String); err != nil {
+			return writeOutcome{}, err
+		}
 		if len(tx.store.receivers) > 0 {
 			if err := tx.store.announceOne(tx.ctx, tx.stmt(announcePlant), w.rec, w.row.Item.String); err != nil {
 				return writeOutcome{}, err
@@ -79,17 +84,25 @@ func insertOne(tx *batchTx, w write) (writeOutcome, error) {
 	return writeOutcome{stored: stored}, nil
 }
 
-// deleteOne removes the plant stored under w's id, if any.
+// deleteOne removes the plant stored under w's id, if any, and records
+// the event of the state it had.
 func deleteOne(tx *batchTx, w write) (writeOutcome, error) {
-	res, err := tx.stmt(deletePlant).ExecContext(tx.ctx, plantState{ID: int64(w.id)})
-	if err != nil {
+	var state plantState
+	err := tx.stmt(deletePlant).QueryRowxContext(tx.ctx, plantState{ID: int64(w.id)}).StructScan(&state)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return writeOutcome{}, nil
+	case err != nil:
 		return writeOutcome{}, edgeError(fmt.Sprintf("delete plant %d", w.id), err)
 	}
-	n, err := res.RowsAffected()
+	item, err := state.appendItem(nil)
 	if err != nil {
-		return writeOutcome{}, edgeError("delete", err)
+		return writeOutcome{}, err
 	}
-	return writeOutcome{done: n == 1}, nil
+	if err := tx.record(application.PlantDeleted, w.id, string(item)); err != nil {
+		return writeOutcome{}, err
+	}
+	return writeOutcome{done: true}, nil
 }
 
 // loadState reads the state of the plant stored under id inside the
@@ -139,7 +152,8 @@ type batchTx struct {
 	tx        *sqlx.Tx
 	store     *Store
 	borrowed  map[string]*sqlx.NamedStmt
-	announced bool // an event was stored
+	announced bool   // an event was stored
+	at        string // the time of the batch's events, stamped
 }
 
 // stmt returns the statement of text, which the kind of the write that

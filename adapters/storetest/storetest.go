@@ -16,6 +16,8 @@ type Store interface {
 	application.PlantLister
 	application.PlantFinder
 	application.PlantUpdater
+	application.EventFeed
+	application.EventPruner
 }
 
 // OutboxStore is a store with its outbox of new-plant events.
@@ -90,6 +92,10 @@ func Run(t *testing.T, h Harness) {
 		{"ClaimsEventsCommittedTogetherAPieceAtATime", claimsEventsCommittedTogetherAPieceAtATime},
 		{"RedeliversFailedEvents", redeliversFailedEvents},
 		{"KeepsAcknowledgedEvents", keepsAcknowledgedEvents},
+		{"RecordsOneEventForEveryWrite", recordsOneEventForEveryWrite},
+		{"PagesTheFeed", pagesTheFeed},
+		{"PrunesOldEventsAndExpiresOldPositions", prunesOldEventsAndExpiresOldPositions},
+		{"SeesEveryWriteOnceWhileWritersRace", seesEveryWriteOnceWhileWritersRace},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.run(t, h) })

@@ -20,6 +20,8 @@ func newApp(c *config, logOut io.Writer, extra ...fx.Option) *fx.App {
 		authModule,
 		useCaseModule,
 		// Started before the API so that it stops after it, before the store.
+		feedModule,
+		// Started before the API so that it stops after it, before the store.
 		webhookModule(c),
 		// Bound before the API so that it closes after it: health and
 		// metrics answer while the API drains.

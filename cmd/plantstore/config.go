@@ -21,6 +21,7 @@ type config struct {
 	Auth     authSettings
 	Scopes   scopeSettings
 	Webhook  webhookSettings
+	Feed     feedSettings
 	HTTP     httpSettings
 	Core     coreSettings
 }

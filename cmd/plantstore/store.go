@@ -95,6 +95,8 @@ var storePorts = []fx.Annotation{
 	fx.As(new(application.PlantLister)),
 	fx.As(new(application.PlantDeleter)),
 	fx.As(new(application.PlantUpdater)),
+	fx.As(new(application.EventFeed)),
+	fx.As(new(application.EventPruner)),
 	fx.As(new(application.EventSource)),
 	fx.As(new(application.EventLog)),
 	fx.As(new(webhook.OutboxStats)),

@@ -10,7 +10,7 @@ import (
 // scopeSettings are the scopes the use cases require.
 type scopeSettings struct {
 	Write scope `flag:"required-scope" default:"plants:write" empty:"off" help:"scope a create, a change or a delete needs; empty turns the check off"`
-	Read  scope `flag:"read-scope" default:"plants:read" empty:"off" help:"scope a read or a list needs; empty turns the check off"`
+	Read  scope `flag:"read-scope" default:"plants:read" empty:"off" help:"scope a read, a list or a page of the event feed needs; empty turns the check off"`
 }
 
 // useCaseModule provides the application's use cases, each bound to the
@@ -25,5 +25,6 @@ var useCaseModule = fx.Module("application",
 		fx.Annotate(application.NewListPlants, fx.As(new(httpapi.ListUseCase))),
 		fx.Annotate(application.NewDeletePlant, fx.As(new(httpapi.DeleteUseCase))),
 		fx.Annotate(application.NewChangePlant, fx.As(new(httpapi.ChangeUseCase))),
+		fx.Annotate(application.NewListEvents, fx.As(new(httpapi.EventsUseCase))),
 	),
 )

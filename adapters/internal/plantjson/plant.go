@@ -64,8 +64,9 @@ func appendPlant(dst []byte, p Plant) []byte {
 // scratch is what one call needs on the heap, recycled: the buffer that
 // appends to the caller's slice and the value handed to the encoder.
 type scratch struct {
-	buf  bytes.Buffer
-	item Item
+	buf   bytes.Buffer
+	item  Item
+	event Event
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -77,8 +78,8 @@ func getScratch(dst []byte) *scratch {
 }
 
 // marshal encodes v after what the buffer holds. The transport types hold
-// only strings and an integer, so with invalid UTF-8 allowed nothing can
-// fail.
+// only strings, integers, a time and an item the service rendered, so with
+// invalid UTF-8 allowed nothing can fail.
 func (s *scratch) marshal(v any) {
 	if err := json.MarshalWrite(&s.buf, v, options); err != nil {
 		panic("plantjson: " + err.Error())
@@ -90,7 +91,7 @@ func (s *scratch) marshal(v any) {
 func (s *scratch) done() []byte {
 	out := s.buf.Bytes()
 	s.buf = bytes.Buffer{}
-	s.item = Item{}
+	s.item, s.event = Item{}, Event{}
 	scratchPool.Put(s)
 	return out
 }

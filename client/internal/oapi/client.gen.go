@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/oapi-codegen/runtime"
 )
@@ -19,6 +20,7 @@ import (
 const (
 	ErrorErrorBodyTooLarge         ErrorError = 41301
 	ErrorErrorConflict             ErrorError = 40901
+	ErrorErrorCursorExpired        ErrorError = 41001
 	ErrorErrorInsufficientScope    ErrorError = 40301
 	ErrorErrorInternalError        ErrorError = 50001
 	ErrorErrorInvalidField         ErrorError = 40002
@@ -39,6 +41,8 @@ func (e ErrorError) Valid() bool {
 	case ErrorErrorBodyTooLarge:
 		return true
 	case ErrorErrorConflict:
+		return true
+	case ErrorErrorCursorExpired:
 		return true
 	case ErrorErrorInsufficientScope:
 		return true
@@ -69,6 +73,27 @@ func (e ErrorError) Valid() bool {
 	}
 }
 
+// Defines values for EventType.
+const (
+	PlantChanged EventType = "plant.changed"
+	PlantCreated EventType = "plant.created"
+	PlantDeleted EventType = "plant.deleted"
+)
+
+// Valid indicates whether the value is a known member of the EventType enum.
+func (e EventType) Valid() bool {
+	switch e {
+	case PlantChanged:
+		return true
+	case PlantCreated:
+		return true
+	case PlantDeleted:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for NullValue.
 const (
 	LessThannil NullValue = "<nil>"
@@ -83,6 +108,12 @@ func (e NullValue) Valid() bool {
 		return false
 	}
 }
+
+// Cursor A position in the event feed, opaque: taken from a `Link` the feed
+// sent and passed back as it is.
+//
+// Example: AQAAAAAAe_RAAAAAAAAABBUAAAAAaw6TmA
+type Cursor = string
 
 // Error The body of every non-2xx response. Both fields are always present.
 type Error struct {
@@ -106,6 +137,49 @@ type Error struct {
 //
 // Example: 40002
 type ErrorError int32
+
+// Event One committed write of a plant: the event the write stored with it,
+// in the same commit.
+type Event struct {
+	// Id Unique and stable; the same however often the event is read.
+	//
+	// Example: evt_1042
+	Id string `json:"id"`
+
+	// Number Increases with every write of the plant, across deletes and
+	// re-creates: an event with a smaller number than one already
+	// applied for the same plant is older.
+	//
+	//
+	// Example: 1042
+	Number int64 `json:"number"`
+
+	// Plant The plant as stored after the write; for `plant.deleted`, the
+	// state it had when it was deleted.
+	Plant PlantItem `json:"plant"`
+
+	// Time When the write was committed, in UTC.
+	//
+	// Example: 2026-12-01T09:31:12.5Z
+	Time time.Time `json:"time"`
+
+	// Type What the write did: `plant.created` (a create that stored the
+	// plant; a replay or a conflict stores nothing), `plant.changed` (a
+	// change that changed it; one that left it as it was writes
+	// nothing), `plant.deleted` (a delete that removed it).
+	//
+	//
+	// Example: plant.changed
+	Type EventType `json:"type"`
+}
+
+// EventType What the write did: `plant.created` (a create that stored the
+// plant; a replay or a conflict stores nothing), `plant.changed` (a
+// change that changed it; one that left it as it was writes
+// nothing), `plant.deleted` (a delete that removed it).
+//
+// Example: plant.changed
+type EventType string
 
 // Name The name of a plant: 1 to 200 Unicode code points, not only white
 // space, no control characters (U+0000 to U+001F, U+007F); exactly as it
@@ -247,6 +321,9 @@ type Conflict = Error
 // Forbidden The body of every non-2xx response. Both fields are always present.
 type Forbidden = Error
 
+// Gone The body of every non-2xx response. Both fields are always present.
+type Gone = Error
+
 // InternalError The body of every non-2xx response. Both fields are always present.
 type InternalError = Error
 
@@ -273,6 +350,46 @@ type Unavailable = Error
 
 // UnsupportedMediaType The body of every non-2xx response. Both fields are always present.
 type UnsupportedMediaType = Error
+
+// ListEventsParams defines parameters for ListEvents.
+type ListEventsParams struct {
+	// Limit The most events on the page, written as a decimal without sign or leading zeros.
+	Limit *int32 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// After Where the page starts: the cursor of a `Link` this feed sent,
+	// opaque, passed on as it is. Without it the page starts at the
+	// oldest event kept. A cursor older than the feed's retention
+	// (`PLANTSTORE_EVENT_RETENTION`, 168 h by default) is refused with
+	// `410` (`41001`); any other value that is not such a cursor with
+	// `40002`.
+	After *Cursor `form:"after,omitempty" json:"after,omitempty"`
+
+	// XRequestID An id for this request, for tracing. A value of 1 to 128 characters
+	// from `A-Z a-z 0-9 - _ . : / + =` is echoed back in the response's
+	// `X-Request-ID`; any other value is replaced by a new id, never refused.
+	// For example `4f9c2a1e-8d7b-4e55-9a0b-3c1d2e3f4a5b`.
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// HeadListEventsParams defines parameters for HeadListEvents.
+type HeadListEventsParams struct {
+	// Limit The most events on the page, written as a decimal without sign or leading zeros.
+	Limit *int32 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// After Where the page starts: the cursor of a `Link` this feed sent,
+	// opaque, passed on as it is. Without it the page starts at the
+	// oldest event kept. A cursor older than the feed's retention
+	// (`PLANTSTORE_EVENT_RETENTION`, 168 h by default) is refused with
+	// `410` (`41001`); any other value that is not such a cursor with
+	// `40002`.
+	After *Cursor `form:"after,omitempty" json:"after,omitempty"`
+
+	// XRequestID An id for this request, for tracing. A value of 1 to 128 characters
+	// from `A-Z a-z 0-9 - _ . : / + =` is echoed back in the response's
+	// `X-Request-ID`; any other value is replaced by a new id, never refused.
+	// For example `4f9c2a1e-8d7b-4e55-9a0b-3c1d2e3f4a5b`.
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
 
 // ListPlantsParams defines parameters for ListPlants.
 type ListPlantsParams struct {
@@ -576,6 +693,40 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// ListEvents Read the event feed
+	//
+	// Lists events, the committed writes of plants, in one order, a page at
+	// a time. Every page, an empty one included, carries
+	// `Link: </events?limit=N&after=CURSOR>; rel="next"`: the feed has no
+	// end, and reading the last page's link again returns the events
+	// committed since (an empty page when there are none). Walking the feed
+	// from one link to the next, again and again, a reader sees every
+	// committed write exactly once, whatever commits concurrently on any
+	// number of replicas: an event committed late is never placed behind a
+	// cursor already handed out. A plant's events come in the order of its
+	// writes, their `number` increasing, across deletes and re-creates, so
+	// that a reader can drop an event older than one it applied.
+	//
+	// Events are kept for `PLANTSTORE_EVENT_RETENTION` (168 h by default).
+	// A reader that follows its links at least that often never loses its
+	// place, even on a feed where nothing happens; an older cursor is
+	// refused with `410`: list the plants again, then read the feed from its
+	// start (no `after`).
+	//
+	// Each query parameter may be given at most once; any other parameter
+	// is refused with `40002`. Needs a bearer token with the read scope
+	// (default `plants:read`).
+	//
+	// Corresponds with GET /events (the `ListEvents` operationId).
+	ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// HeadListEvents Read the event feed, headers only
+	//
+	// The same as `GET`, with the same checks and headers, and no body.
+	//
+	// Corresponds with HEAD /events (the `HeadListEvents` operationId).
+	HeadListEvents(ctx context.Context, params *HeadListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListPlants List plants
 	//
 	// Lists plants in ascending `id` order, a page at a time. When at least
@@ -756,6 +907,60 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /plants/{id} (the `ChangePlant` operationId).
 	ChangePlantWithApplicationMergePatchPlusJSONBody(ctx context.Context, id PlantID, params *ChangePlantParams, body ChangePlantApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// ListEvents Read the event feed
+//
+// Lists events, the committed writes of plants, in one order, a page at
+// a time. Every page, an empty one included, carries
+// `Link: </events?limit=N&after=CURSOR>; rel="next"`: the feed has no
+// end, and reading the last page's link again returns the events
+// committed since (an empty page when there are none). Walking the feed
+// from one link to the next, again and again, a reader sees every
+// committed write exactly once, whatever commits concurrently on any
+// number of replicas: an event committed late is never placed behind a
+// cursor already handed out. A plant's events come in the order of its
+// writes, their `number` increasing, across deletes and re-creates, so
+// that a reader can drop an event older than one it applied.
+//
+// Events are kept for `PLANTSTORE_EVENT_RETENTION` (168 h by default).
+// A reader that follows its links at least that often never loses its
+// place, even on a feed where nothing happens; an older cursor is
+// refused with `410`: list the plants again, then read the feed from its
+// start (no `after`).
+//
+// Each query parameter may be given at most once; any other parameter
+// is refused with `40002`. Needs a bearer token with the read scope
+// (default `plants:read`).
+//
+// Corresponds with GET /events (the `ListEvents` operationId).
+func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListEventsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// HeadListEvents Read the event feed, headers only
+//
+// The same as `GET`, with the same checks and headers, and no body.
+//
+// Corresponds with HEAD /events (the `HeadListEvents` operationId).
+func (c *Client) HeadListEvents(ctx context.Context, params *HeadListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHeadListEventsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // ListPlants List plants
@@ -1017,6 +1222,168 @@ func (c *Client) ChangePlantWithApplicationMergePatchPlusJSONBody(ctx context.Co
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewListEventsRequest constructs an http.Request for the ListEvents method
+func NewListEventsRequest(server string, params *ListEventsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/events")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewHeadListEventsRequest constructs an http.Request for the HeadListEvents method
+func NewHeadListEventsRequest(server string, params *HeadListEventsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/events")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
 }
 
 // NewListPlantsRequest constructs an http.Request for the ListPlants method
@@ -1448,6 +1815,44 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// ListEventsWithResponse Read the event feed
+	//
+	// Lists events, the committed writes of plants, in one order, a page at
+	// a time. Every page, an empty one included, carries
+	// `Link: </events?limit=N&after=CURSOR>; rel="next"`: the feed has no
+	// end, and reading the last page's link again returns the events
+	// committed since (an empty page when there are none). Walking the feed
+	// from one link to the next, again and again, a reader sees every
+	// committed write exactly once, whatever commits concurrently on any
+	// number of replicas: an event committed late is never placed behind a
+	// cursor already handed out. A plant's events come in the order of its
+	// writes, their `number` increasing, across deletes and re-creates, so
+	// that a reader can drop an event older than one it applied.
+	//
+	// Events are kept for `PLANTSTORE_EVENT_RETENTION` (168 h by default).
+	// A reader that follows its links at least that often never loses its
+	// place, even on a feed where nothing happens; an older cursor is
+	// refused with `410`: list the plants again, then read the feed from its
+	// start (no `after`).
+	//
+	// Each query parameter may be given at most once; any other parameter
+	// is refused with `40002`. Needs a bearer token with the read scope
+	// (default `plants:read`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /events (the `ListEvents` operationId).
+	ListEventsWithResponse(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*ListEventsResponse, error)
+
+	// HeadListEventsWithResponse Read the event feed, headers only
+	//
+	// The same as `GET`, with the same checks and headers, and no body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /events (the `HeadListEvents` operationId).
+	HeadListEventsWithResponse(ctx context.Context, params *HeadListEventsParams, reqEditors ...RequestEditorFn) (*HeadListEventsResponse, error)
+
 	// ListPlantsWithResponse List plants
 	//
 	// Lists plants in ascending `id` order, a page at a time. When at least
@@ -1634,6 +2039,273 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /plants/{id} (the `ChangePlant` operationId).
 	ChangePlantWithApplicationMergePatchPlusJSONBodyWithResponse(ctx context.Context, id PlantID, params *ChangePlantParams, body ChangePlantApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*ChangePlantResponse, error)
+}
+
+// ListEventsResponse200Headers the declared response headers of an HTTP 200 response for ListEvents
+type ListEventsResponse200Headers struct {
+	Link       string
+	XRequestID string
+}
+
+// ListEventsResponse400Headers the declared response headers of an HTTP 400 response for ListEvents
+type ListEventsResponse400Headers struct {
+	XRequestID string
+}
+
+// ListEventsResponse401Headers the declared response headers of an HTTP 401 response for ListEvents
+type ListEventsResponse401Headers struct {
+	WWWAuthenticate string
+	XRequestID      string
+}
+
+// ListEventsResponse403Headers the declared response headers of an HTTP 403 response for ListEvents
+type ListEventsResponse403Headers struct {
+	WWWAuthenticate string
+	XRequestID      string
+}
+
+// ListEventsResponse404Headers the declared response headers of an HTTP 404 response for ListEvents
+type ListEventsResponse404Headers struct {
+	XRequestID string
+}
+
+// ListEventsResponse405Headers the declared response headers of an HTTP 405 response for ListEvents
+type ListEventsResponse405Headers struct {
+	Allow      string
+	XRequestID string
+}
+
+// ListEventsResponse410Headers the declared response headers of an HTTP 410 response for ListEvents
+type ListEventsResponse410Headers struct {
+	XRequestID string
+}
+
+// ListEventsResponse500Headers the declared response headers of an HTTP 500 response for ListEvents
+type ListEventsResponse500Headers struct {
+	XRequestID string
+}
+
+// ListEventsResponse503Headers the declared response headers of an HTTP 503 response for ListEvents
+type ListEventsResponse503Headers struct {
+	RetryAfter int
+	XRequestID string
+}
+
+type ListEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]Event
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadParameter
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON410 the response for an HTTP 410 `application/json` response
+	JSON410 *Gone
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListEventsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListEventsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListEventsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListEventsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListEventsResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *ListEventsResponse405Headers
+	// Headers410 the parsed response headers for an HTTP 410 response
+	Headers410 *ListEventsResponse410Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListEventsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListEventsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListEventsResponse) GetJSON200() *[]Event {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListEventsResponse) GetJSON400() *BadParameter {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListEventsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListEventsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListEventsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r ListEventsResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON410 returns the response for an HTTP 410 `application/json` response
+func (r ListEventsResponse) GetJSON410() *Gone {
+	return r.JSON410
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListEventsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListEventsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// HeadListEventsResponse200Headers the declared response headers of an HTTP 200 response for HeadListEvents
+type HeadListEventsResponse200Headers struct {
+	Link       string
+	XRequestID string
+}
+
+// HeadListEventsResponse400Headers the declared response headers of an HTTP 400 response for HeadListEvents
+type HeadListEventsResponse400Headers struct {
+	XRequestID string
+}
+
+// HeadListEventsResponse401Headers the declared response headers of an HTTP 401 response for HeadListEvents
+type HeadListEventsResponse401Headers struct {
+	WWWAuthenticate string
+	XRequestID      string
+}
+
+// HeadListEventsResponse403Headers the declared response headers of an HTTP 403 response for HeadListEvents
+type HeadListEventsResponse403Headers struct {
+	WWWAuthenticate string
+	XRequestID      string
+}
+
+// HeadListEventsResponse404Headers the declared response headers of an HTTP 404 response for HeadListEvents
+type HeadListEventsResponse404Headers struct {
+	XRequestID string
+}
+
+// HeadListEventsResponse405Headers the declared response headers of an HTTP 405 response for HeadListEvents
+type HeadListEventsResponse405Headers struct {
+	Allow      string
+	XRequestID string
+}
+
+// HeadListEventsResponse410Headers the declared response headers of an HTTP 410 response for HeadListEvents
+type HeadListEventsResponse410Headers struct {
+	XRequestID string
+}
+
+// HeadListEventsResponse500Headers the declared response headers of an HTTP 500 response for HeadListEvents
+type HeadListEventsResponse500Headers struct {
+	XRequestID string
+}
+
+// HeadListEventsResponse503Headers the declared response headers of an HTTP 503 response for HeadListEvents
+type HeadListEventsResponse503Headers struct {
+	RetryAfter int
+	XRequestID string
+}
+
+type HeadListEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *HeadListEventsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *HeadListEventsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *HeadListEventsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *HeadListEventsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *HeadListEventsResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *HeadListEventsResponse405Headers
+	// Headers410 the parsed response headers for an HTTP 410 response
+	Headers410 *HeadListEventsResponse410Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *HeadListEventsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *HeadListEventsResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r HeadListEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r HeadListEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r HeadListEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r HeadListEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 // ListPlantsResponse200Headers the declared response headers of an HTTP 200 response for ListPlants
@@ -2505,6 +3177,56 @@ func (r ChangePlantResponse) ContentType() string {
 	return ""
 }
 
+// ListEventsWithResponse Read the event feed
+//
+// Lists events, the committed writes of plants, in one order, a page at
+// a time. Every page, an empty one included, carries
+// `Link: </events?limit=N&after=CURSOR>; rel="next"`: the feed has no
+// end, and reading the last page's link again returns the events
+// committed since (an empty page when there are none). Walking the feed
+// from one link to the next, again and again, a reader sees every
+// committed write exactly once, whatever commits concurrently on any
+// number of replicas: an event committed late is never placed behind a
+// cursor already handed out. A plant's events come in the order of its
+// writes, their `number` increasing, across deletes and re-creates, so
+// that a reader can drop an event older than one it applied.
+//
+// Events are kept for `PLANTSTORE_EVENT_RETENTION` (168 h by default).
+// A reader that follows its links at least that often never loses its
+// place, even on a feed where nothing happens; an older cursor is
+// refused with `410`: list the plants again, then read the feed from its
+// start (no `after`).
+//
+// Each query parameter may be given at most once; any other parameter
+// is refused with `40002`. Needs a bearer token with the read scope
+// (default `plants:read`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /events (the `ListEvents` operationId).
+func (c *ClientWithResponses) ListEventsWithResponse(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*ListEventsResponse, error) {
+	rsp, err := c.ListEvents(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListEventsResponse(rsp)
+}
+
+// HeadListEventsWithResponse Read the event feed, headers only
+//
+// The same as `GET`, with the same checks and headers, and no body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /events (the `HeadListEvents` operationId).
+func (c *ClientWithResponses) HeadListEventsWithResponse(ctx context.Context, params *HeadListEventsParams, reqEditors ...RequestEditorFn) (*HeadListEventsResponse, error) {
+	rsp, err := c.HeadListEvents(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHeadListEventsResponse(rsp)
+}
+
 // ListPlantsWithResponse List plants
 //
 // Lists plants in ascending `id` order, a page at a time. When at least
@@ -2738,6 +3460,360 @@ func (c *ClientWithResponses) ChangePlantWithApplicationMergePatchPlusJSONBodyWi
 		return nil, err
 	}
 	return ParseChangePlantResponse(rsp)
+}
+
+// ParseListEventsResponse parses an HTTP response from a ListEventsWithResponse call
+func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []Event
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadParameter
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 410:
+		var dest Gone
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON410 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListEventsResponse200Headers
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListEventsResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListEventsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListEventsResponse403Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListEventsResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers ListEventsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 410:
+		var headers ListEventsResponse410Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers410 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListEventsResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListEventsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseHeadListEventsResponse parses an HTTP response from a HeadListEventsWithResponse call
+func ParseHeadListEventsResponse(rsp *http.Response) (*HeadListEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &HeadListEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers HeadListEventsResponse200Headers
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers HeadListEventsResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers HeadListEventsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers HeadListEventsResponse403Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers HeadListEventsResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers HeadListEventsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 410:
+		var headers HeadListEventsResponse410Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers410 = &headers
+	case rsp.StatusCode == 500:
+		var headers HeadListEventsResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers HeadListEventsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
 }
 
 // ParseListPlantsResponse parses an HTTP response from a ListPlantsWithResponse call

@@ -1,0 +1,42 @@
+package plantjson
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Event is the Event schema: one committed write of a plant as the event
+// feed lists it. Plant is the plant's item as the store kept it with the
+// event, AppendItem's bytes when the write was committed, passed through.
+type Event struct {
+	ID     string         `json:"id"`
+	Type   string         `json:"type"`
+	Number int64          `json:"number"`
+	Time   time.Time      `json:"time"`
+	Plant  jsontext.Value `json:"plant"`
+}
+
+// EventID is the id of the event numbered number: numbers are unique in a
+// store and never reused, so the id is as stable as the event.
+func EventID(number int64) string { return "evt_" + strconv.FormatInt(number, 10) }
+
+// AppendEvent appends the event numbered number, of type typ, committed at
+// at, about the plant whose item is item:
+// {"id":"evt_12","type":"plant.changed","number":12,"time":"...","plant":{...}}.
+// The time is in UTC, RFC 3339 with as many fractional digits as it has.
+// An item that is not one valid JSON value (a row written around the
+// service) is an error, and dst is returned as it was.
+func AppendEvent(dst []byte, typ string, number int64, at time.Time, item []byte) ([]byte, error) {
+	s := getScratch(dst)
+	s.event = Event{ID: EventID(number), Type: typ, Number: number, Time: at.UTC(), Plant: item}
+	err := json.MarshalWrite(&s.buf, &s.event, options)
+	out := s.done()
+	if err != nil {
+		return dst, fmt.Errorf("plantjson: event %d: %w", number, err)
+	}
+	return out, nil
+}
