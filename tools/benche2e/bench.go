@@ -108,6 +108,12 @@ func newBench(ctx context.Context, o options) (_ *bench, err error) {
 				return nil, err
 			}
 		}
+		if slices.ContainsFunc(scenarios, func(sc scenario) bool { return sc.feed && slices.Contains(o.ops, sc.name) }) {
+			progress("loading %d events into %s", feedEvents, kind)
+			if err := s.loadEvents(ctx); err != nil {
+				return nil, err
+			}
+		}
 	}
 	b.cells = b.newCells()
 	return b, nil

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"sync"
@@ -52,7 +54,13 @@ func (b *bench) vegetaLoad(ctx context.Context, base string, c *cell, each func(
 		header.Set(k, v)
 	}
 	targeter := func(t *vegeta.Target) error {
-		path, body := c.sc.request(c.sc.id(b.o.preload, c.ids))
+		var path string
+		var body []byte
+		if c.sc.feed {
+			path = fmt.Sprintf("/events?limit=%d&after=%s", listLimit, c.store.cursors[rand.IntN(len(c.store.cursors))])
+		} else {
+			path, body = c.sc.request(c.sc.id(b.o.preload, c.ids))
+		}
 		t.Method, t.URL, t.Body, t.Header = c.sc.method, base+path, body, header
 		return nil
 	}

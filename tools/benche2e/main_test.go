@@ -26,7 +26,7 @@ func TestParseOptions(t *testing.T) {
 		t.Errorf("creates alone: preload %d, conns %v, stores %v; want 0, each scenario's own, both", o.preload, o.conns, o.stores)
 	}
 	o, _ = parseOptions(nil)
-	if want := []string{"create", "get", "get-not-modified", "get-refused", "list", "list-tag", "change", "delete", "create+hook", "lag", "deliver"}; !slices.Equal(o.ops, want) {
+	if want := []string{"create", "get", "get-not-modified", "get-refused", "list", "events", "list-tag", "change", "delete", "create+hook", "lag", "deliver"}; !slices.Equal(o.ops, want) {
 		t.Errorf("default ops %v, want %v", o.ops, want)
 	}
 	if !slices.Equal(o.refs, []string{"pgbench", "peer", "floor"}) || o.peerDir != "../shared/tools/peer" {

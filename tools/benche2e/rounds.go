@@ -40,6 +40,12 @@ func (b *bench) serve(ctx context.Context, c *cell) (*sample, error) {
 		name := fmt.Sprintf("%s-%s-%s-c%d-%d.pprof", c.store.kind, c.sc.name, c.load, c.conns, time.Now().Unix())
 		profiled = svc.profile(filepath.Join(o.profileDir, strings.NewReplacer(" ", "-", "/", "", "+", "-").Replace(name)), o.warmup, b.length(c))
 	}
+	if c.sc.feed && c.store.cursors == nil {
+		if c.store.cursors, err = b.feedCursors(ctx, "http://"+svc.api); err != nil {
+			_ = svc.stop()
+			return nil, err
+		}
+	}
 	var s *sample
 	if c.sc.measure != nil {
 		s, err = c.sc.measure(b, ctx, c, svc)

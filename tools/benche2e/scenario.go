@@ -61,6 +61,11 @@ type scenario struct {
 	// measure replaces the HTTP load of the service's cells (lag, deliver),
 	// which then have no reference.
 	measure func(b *bench, ctx context.Context, c *cell, svc *service) (*sample, error)
+	// feed: the scenario reads the event feed, which the run preloads
+	// (store.loadEvents). Each request draws its cursor from a walk of the
+	// feed through the service (bench.feedCursors, store.cursors: cursors in
+	// lua, and in the open loop's targeter), instead of from id.
+	feed bool
 }
 
 // refName is the scenario whose references the ratio is taken against; ""
@@ -136,6 +141,17 @@ SELECT name, tag FROM plants WHERE id = :id;
 SELECT id, name, tag FROM plants WHERE id > :after ORDER BY id LIMIT %[1]d;
 `, listLimit),
 	sql: fmt.Sprintf(`SELECT id, name, tag FROM plants WHERE id > ? ORDER BY id LIMIT %d`, listLimit),
+}, {
+	// A page of the event feed, as many events as list's pages have plants,
+	// after a cursor drawn from a walk of the preloaded feed (whose events
+	// keep the preloaded plants' items): every page is full. Against the
+	// references of list, so that the two rows compare.
+	name: "events", conns: 16, method: "GET", refOp: "list", feed: true,
+	id: func(int64, *idRange) int64 { return 0 }, // unused: the load draws a cursor
+	request: func(int64) (string, []byte) {
+		return fmt.Sprintf("/events?limit=%d", listLimit), nil // the start of the feed; the load sends a cursor
+	},
+	lua: fmt.Sprintf(`  return wrk.format("GET", "/events?limit=%d&after=" .. cursors[math.random(1, #cursors)])`, listLimit),
 }, {
 	// A page of the plants with one tag, which every preloaded plant has:
 	// the tag's index (plants_tag_id) instead of the primary key, the same

@@ -23,6 +23,9 @@ type store struct {
 	db    *sql.DB // one connection, for loading, checkpoints and sequences
 	admin *sql.DB // PostgreSQL's maintenance database, to drop the run's
 	name  string  // the PostgreSQL database's name
+	// cursors are those of the pages of the preloaded event feed, taken by
+	// the first cell of a scenario of the feed (feedCursors).
+	cursors []string
 }
 
 func openPostgres(ctx context.Context, adminURL string) (*store, error) {
@@ -160,6 +163,36 @@ func (s *store) renderMissingItems(ctx context.Context) error {
 	}
 	if _, err := s.db.ExecContext(ctx, q); err != nil {
 		return fmt.Errorf("render the missing items of %s: %w", s.kind, err)
+	}
+	return nil
+}
+
+// feedEvents is how many events loadEvents preloads: pages enough that the
+// draws of a window rarely repeat one, few enough to walk in a second.
+const feedEvents = 200_000
+
+// loadEvents stores feedEvents events in the event feed, each created with
+// a preloaded plant's item, in one transaction: on PostgreSQL one
+// transaction id, numbers in order. A build without the feed has no table
+// for it, and nothing is loaded.
+func (s *store) loadEvents(ctx context.Context) error {
+	if ok, err := s.hasColumn(ctx, "plant_events", "number"); err != nil || !ok {
+		return err
+	}
+	q := `INSERT INTO plant_events (type, plant_id, item)
+SELECT 'plant.created', id, ` + preloadItem + ` FROM generate_series(1::bigint, $1::bigint) AS id`
+	if s.kind == "sqlite" {
+		q = `INSERT INTO plant_events (type, plant_id, item, created_at)
+WITH RECURSIVE ids(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM ids WHERE id < ?)
+SELECT 'plant.created', id, ` + preloadItem + `, strftime('%Y-%m-%dT%H:%M:%S', 'now') || '.000000000Z' FROM ids`
+	}
+	if _, err := s.db.ExecContext(ctx, q, feedEvents); err != nil {
+		return fmt.Errorf("load events into %s: %w", s.kind, err)
+	}
+	if s.kind == "postgres" {
+		if _, err := s.db.ExecContext(ctx, "VACUUM ANALYZE plant_events"); err != nil {
+			return fmt.Errorf("vacuum: %w", err)
+		}
 	}
 	return nil
 }

@@ -22,7 +22,11 @@ import (
 // twice: once for the warm-up, which is not counted, then for the window.
 func (b *bench) wrkLoad(ctx context.Context, base string, c *cell, servicePID int) (*sample, error) {
 	script := filepath.Join(b.dir, c.sc.name+".lua")
-	if err := os.WriteFile(script, []byte(wrkScript(c.sc, b.token)), 0o644); err != nil {
+	var cursors []string
+	if c.sc.feed {
+		cursors = c.store.cursors
+	}
+	if err := os.WriteFile(script, []byte(wrkScript(c.sc, b.token, cursors)), 0o644); err != nil {
 		return nil, err
 	}
 	args := func(d time.Duration) []string {
@@ -97,9 +101,14 @@ func (b *bench) runWrk(ctx context.Context, c *cell, args []string, servicePID i
 // one JSON line. Each thread of wrk draws its own ids; a scenario that
 // consumes ids gives thread k of n the ids first+k, first+k+n, ..., so that
 // together they take each id once and at most n times the most any thread
-// took.
-func wrkScript(sc scenario, token string) string {
-	return `wrk.headers["Authorization"] = "Bearer ` + token + `"
+// took. A scenario of the feed draws from cursors.
+func wrkScript(sc scenario, token string, cursors []string) string {
+	table := ""
+	if sc.feed {
+		table = `cursors = {"` + strings.Join(cursors, `", "`) + `"}
+`
+	}
+	return table + `wrk.headers["Authorization"] = "Bearer ` + token + `"
 wrk.headers["Content-Type"] = "application/json"
 local threads = {}
 function setup(thread)

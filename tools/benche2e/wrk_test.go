@@ -15,8 +15,8 @@ import (
 
 // wrk's scripts send each scenario's requests with the token: creates with
 // distinct ids, deletes taking each id of the cell's range once, changes
-// with a name, reads with If-None-Match, and the result line counts what
-// is an error (304 is not).
+// with a name, reads with If-None-Match, pages of the feed after one of the
+// cell's cursors, and the result line counts what is an error (304 is not).
 func TestWrkSendsTheScenariosRequests(t *testing.T) {
 	if _, err := exec.LookPath("wrk"); err != nil {
 		t.Skip("wrk is not installed")
@@ -43,6 +43,13 @@ func TestWrkSendsTheScenariosRequests(t *testing.T) {
 				return
 			}
 		}
+		if r.URL.Path == "/events" {
+			if after := r.URL.Query().Get("after"); after != "c1" && after != "c2" || r.URL.Query().Get("limit") != "100" {
+				w.WriteHeader(http.StatusBadRequest)
+				return
+			}
+			seen.Store("events", true)
+		}
 		if r.Header.Get("If-None-Match") == "*" {
 			seen.Store("not modified", true)
 			w.WriteHeader(http.StatusNotModified)
@@ -61,6 +68,9 @@ func TestWrkSendsTheScenariosRequests(t *testing.T) {
 		c := &cell{sc: sc, conns: 4}
 		if sc.consumes {
 			c.ids = newIDRange(1 << 40)
+		}
+		if sc.feed {
+			c.store = &store{cursors: []string{"c1", "c2"}}
 		}
 		s, err := b.wrkLoad(context.Background(), srv.URL, c, -1)
 		if err != nil {
@@ -90,5 +100,8 @@ func TestWrkSendsTheScenariosRequests(t *testing.T) {
 	}
 	if _, ok := seen.Load("not modified"); !ok {
 		t.Error("no read with If-None-Match reached the server")
+	}
+	if _, ok := seen.Load("events"); !ok {
+		t.Error("no page of the event feed reached the server")
 	}
 }
