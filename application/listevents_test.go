@@ -34,7 +34,7 @@ func TestEveryWriteOfTheUseCasesIsOneEvent(t *testing.T) {
 	if _, err := change.Change(ctx, writer, 1, application.PlantChange{}, nil); err != nil { // nothing to change
 		t.Fatal(err)
 	}
-	never := func(domain.Plant) bool { return false }
+	never := func(domain.Plant) error { return application.ErrPreconditionFailed }
 	if err := del.Delete(ctx, writer, 1, never); !errors.Is(err, application.ErrPreconditionFailed) {
 		t.Fatalf("Delete with a failing precondition = %v", err)
 	}

@@ -25,6 +25,7 @@ const (
 	CodeNoSuchPlant          = 40402 // 404: no plant has the id
 	CodeMethodNotAllowed     = 40501 // 405
 	CodeConflict             = 40901 // 409: another plant has the id
+	CodeFeedExpired          = 41001 // 410: the event feed's cursor is older than its retention
 	CodePreconditionFailed   = 41201 // 412: the plant is not in the state a Condition expected
 	CodeBodyTooLarge         = 41301 // 413
 	CodeUnsupportedMediaType = 41501 // 415

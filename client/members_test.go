@@ -78,7 +78,7 @@ func jsonName(f reflect.StructField) string {
 func TestCodesAreTheDocuments(t *testing.T) {
 	ours := []int{
 		CodeMalformedBody, CodeInvalidField, CodeMissingToken, CodeInvalidToken, CodeInsufficientScope,
-		CodeNoSuchRoute, CodeNoSuchPlant, CodeMethodNotAllowed, CodeConflict, CodePreconditionFailed,
+		CodeNoSuchRoute, CodeNoSuchPlant, CodeMethodNotAllowed, CodeConflict, CodeFeedExpired, CodePreconditionFailed,
 		CodeBodyTooLarge, CodeUnsupportedMediaType, CodeInternalError, CodeUnavailable,
 	}
 	var documented []int
