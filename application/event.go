@@ -8,8 +8,11 @@ import (
 	"github.com/plantstore/plantstore/domain"
 )
 
-// Event announces a new plant to one receiver. A create that stores a plant
-// yields one event per configured receiver, committed with the plant.
+// Event is one delivery owed to one receiver, committed with the write it
+// announces: with the plant payload (PlantPayload) a create that stores a
+// plant yields one per configured receiver, whose body is the plant; with
+// the event payload (EventPayload) every committed write does, whose body is
+// its event in the Standard Webhooks envelope.
 type Event struct {
 	// ID is unique per event and receiver and the same on every attempt:
 	// receivers use it to drop a repeated delivery (webhook-id).
@@ -18,11 +21,19 @@ type Event struct {
 	URL string
 	// PlantID is the id of the plant the event is about.
 	PlantID domain.ID
-	// Item is the plant as it was created, rendered as the API renders a
-	// PlantItem when the event was committed with it: the body a receiver
-	// gets. Deleting the plant later does not withdraw the event.
+	// Item is the plant as the write left it (for a delete, the state it
+	// had), rendered as the API renders a PlantItem when the event was
+	// committed with it: the body a receiver gets with the plant payload,
+	// the envelope's plant with the event payload. Deleting the plant later
+	// does not withdraw the event.
 	Item []byte
-	// CreatedAt is when the event was committed, with its plant.
+	// Type is the type of the event in the feed that this delivery
+	// announces, whose envelope is the body; empty for the plant payload,
+	// whose body is Item.
+	Type EventType
+	// Number is that event's number in the feed (Type set).
+	Number int64
+	// CreatedAt is when the event was committed, with its write.
 	CreatedAt time.Time
 	// RetryFrom starts the window in which attempts are retried: the
 	// event's creation, or the operator's last redelivery of it.

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/adapters/internal/traceparent"
 	"github.com/plantstore/plantstore/application"
 )
@@ -146,7 +147,10 @@ func (s *Sender) send(ctx context.Context, e application.Event, now time.Time) *
 	if e.ID == "" {
 		return failure(outcomeError, 0, "the event has no id")
 	}
-	body := e.Item
+	body, fail := Body(e)
+	if fail != nil {
+		return failure(outcomeError, 0, fail.Error())
+	}
 
 	stamp := strconv.FormatInt(now.Unix(), 10)
 	signature := Sign(s.secret, e.ID, now, body)
@@ -181,6 +185,21 @@ func (s *Sender) send(ctx context.Context, e application.Event, now time.Time) *
 		return classify(ctx, err, time.Since(now))
 	}
 	return settle(resp)
+}
+
+// Body is what a delivery of e carries: with the plant payload (no Type)
+// its plant's item as the store kept it; with the event payload the
+// Standard Webhooks envelope of its event, rendered from the fields the
+// store kept (adapters/internal/plantjson), the same on every attempt.
+func Body(e application.Event) ([]byte, error) {
+	if e.Type == "" {
+		return e.Item, nil
+	}
+	body, err := plantjson.AppendEnvelope(nil, string(e.Type), e.Number, e.CreatedAt, e.Item)
+	if err != nil {
+		return nil, errors.New("the event's plant is not JSON")
+	}
+	return body, nil
 }
 
 // settle reads what the answer says, then drops the rest of it, up to

@@ -216,7 +216,7 @@ func TestWebhooksListenPrintsVerifiedEvents(t *testing.T) {
 	defer cancel()
 	var url string
 	require.Eventually(t, func() bool {
-		_, rest, ok := strings.Cut(stderr.String(), "Receiving new-plant events at ")
+		_, rest, ok := strings.Cut(stderr.String(), "Receiving webhook deliveries at ")
 		url, _, _ = strings.Cut(rest, " ")
 		return ok
 	}, 5*time.Second, 10*time.Millisecond, "webhooks listen did not start")

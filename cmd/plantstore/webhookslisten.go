@@ -25,8 +25,9 @@ import (
 // PLANTSTORE_WEBHOOK_SECRET_FILE names it.
 const devWebhookSecretPath = ".dev/webhook-secret"
 
-// listen runs a receiver of new-plant events for development: it verifies
-// each event's signature and prints it as one JSON line.
+// listen runs a webhook receiver for development: it verifies each
+// delivery's signature and prints it as one JSON line, the plant's members
+// and, for an event's envelope, the event's type, id, number and commit.
 func listen(ctx context.Context, args []string, getenv func(string) (string, bool), stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("webhooks listen", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:8090", "address to listen on")
@@ -34,7 +35,7 @@ func listen(ctx context.Context, args []string, getenv func(string) (string, boo
 	dev := fs.Bool("dev", false, "use (and create) the development secret "+devWebhookSecretPath)
 	variables := map[string]string{"secret-file": "PLANTSTORE_WEBHOOK_SECRET_FILE"}
 	fs.Usage = func() {
-		commandUsage(fs.Output(), "webhooks listen", "Receives new-plant events for development: verifies each and prints it as one JSON line.", fs, variables)
+		commandUsage(fs.Output(), "webhooks listen", "Receives webhook deliveries for development (new plants, or events in their envelope): verifies each and prints it as one JSON line.", fs, variables)
 	}
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
@@ -66,11 +67,15 @@ func listen(ctx context.Context, args []string, getenv func(string) (string, boo
 		if t := d.Plant.Tag(); t.IsSet() {
 			line["tag"] = t.String()
 		}
+		if d.Type != "" {
+			line["type"], line["event"], line["number"] = d.Type, d.EventID, d.Number
+			line["committed"] = d.Committed.UTC().Format(time.RFC3339Nano)
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		_ = out.Encode(line)
 	})}
-	fmt.Fprintf(stderr, "Receiving new-plant events at http://%s/ ; start the service with\n  PLANTSTORE_WEBHOOK_URLS=http://%s/ PLANTSTORE_WEBHOOK_SECRET_FILE=%s\n", ln.Addr(), ln.Addr(), *secretFile)
+	fmt.Fprintf(stderr, "Receiving webhook deliveries at http://%s/ ; start the service with\n  PLANTSTORE_WEBHOOK_URLS=http://%s/ PLANTSTORE_WEBHOOK_SECRET_FILE=%s\n", ln.Addr(), ln.Addr(), *secretFile)
 	go func() {
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)

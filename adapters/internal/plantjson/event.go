@@ -40,3 +40,29 @@ func AppendEvent(dst []byte, typ string, number int64, at time.Time, item []byte
 	}
 	return out, nil
 }
+
+// Envelope is the body of a webhook delivery with the event payload: the
+// Standard Webhooks envelope, whose data is the event as the feed lists it
+// and whose timestamp is the event's commit.
+type Envelope struct {
+	Type      string    `json:"type"`
+	Timestamp time.Time `json:"timestamp"`
+	Data      Event     `json:"data"`
+}
+
+// AppendEnvelope appends the envelope of the event that AppendEvent would
+// append for the same arguments:
+// {"type":"plant.changed","timestamp":"...","data":{"id":"evt_12",...}}.
+// An item that is not one valid JSON value is an error, and dst is
+// returned as it was.
+func AppendEnvelope(dst []byte, typ string, number int64, at time.Time, item []byte) ([]byte, error) {
+	s := getScratch(dst)
+	at = at.UTC()
+	s.envelope = Envelope{Type: typ, Timestamp: at, Data: Event{ID: EventID(number), Type: typ, Number: number, Time: at, Plant: item}}
+	err := json.MarshalWrite(&s.buf, &s.envelope, options)
+	out := s.done()
+	if err != nil {
+		return dst, fmt.Errorf("plantjson: envelope of event %d: %w", number, err)
+	}
+	return out, nil
+}

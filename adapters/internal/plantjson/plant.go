@@ -64,9 +64,10 @@ func appendPlant(dst []byte, p Plant) []byte {
 // scratch is what one call needs on the heap, recycled: the buffer that
 // appends to the caller's slice and the value handed to the encoder.
 type scratch struct {
-	buf   bytes.Buffer
-	item  Item
-	event Event
+	buf      bytes.Buffer
+	item     Item
+	event    Event
+	envelope Envelope
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -91,7 +92,7 @@ func (s *scratch) marshal(v any) {
 func (s *scratch) done() []byte {
 	out := s.buf.Bytes()
 	s.buf = bytes.Buffer{}
-	s.item, s.event = Item{}, Event{}
+	s.item, s.event, s.envelope = Item{}, Event{}, Envelope{}
 	scratchPool.Put(s)
 	return out
 }

@@ -15,9 +15,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
@@ -172,22 +174,64 @@ func (r *Receiver) Deliveries() []Delivery {
 	return append([]Delivery(nil), r.got...)
 }
 
-// PerPlant counts the deliveries per plant id (read from the body), and
-// how many deliveries repeated an event already delivered.
+// PerPlant counts the deliveries per plant id (read from the body: the
+// plant, or an envelope's data.plant), and how many deliveries repeated an
+// event already delivered.
 func (r *Receiver) PerPlant() (perPlant map[int64]int, repeated int) {
 	perPlant, seen := map[int64]int{}, map[string]bool{}
 	for _, d := range r.Deliveries() {
-		var p struct{ ID int64 }
-		if err := json.Unmarshal([]byte(d.Body), &p); err != nil {
-			r.t.Errorf("webhooktest: a delivered body that is no plant: %q", d.Body)
+		var body struct {
+			ID   int64
+			Data *struct{ Plant struct{ ID int64 } }
 		}
-		perPlant[p.ID]++
+		if err := json.Unmarshal([]byte(d.Body), &body); err != nil {
+			r.t.Errorf("webhooktest: a delivered body that is no plant nor envelope: %q", d.Body)
+		}
+		id := body.ID
+		if body.Data != nil {
+			id = body.Data.Plant.ID
+		}
+		perPlant[id]++
 		if seen[d.ID] {
 			repeated++
 		}
 		seen[d.ID] = true
 	}
 	return perPlant, repeated
+}
+
+// Envelope is a delivered body of the event payload: the Standard Webhooks
+// envelope of an event as the feed lists it.
+type Envelope struct {
+	Type      string    `json:"type"`
+	Timestamp time.Time `json:"timestamp"`
+	Data      struct {
+		ID     string    `json:"id"`
+		Type   string    `json:"type"`
+		Number int64     `json:"number"`
+		Time   time.Time `json:"time"`
+		Plant  struct {
+			ID   int64   `json:"id"`
+			Name string  `json:"name"`
+			Tag  *string `json:"tag"`
+		} `json:"plant"`
+	} `json:"data"`
+}
+
+// Envelopes reads every delivery so far as an envelope, in order of
+// arrival, each with its webhook-id; a body that is none is a test error.
+func (r *Receiver) Envelopes() (envelopes []Envelope, ids []string) {
+	for _, d := range r.Deliveries() {
+		var e Envelope
+		dec := json.NewDecoder(strings.NewReader(d.Body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&e); err != nil || e.Type == "" || e.Data.ID == "" {
+			r.t.Errorf("webhooktest: a delivered body that is no envelope: %q (%v)", d.Body, err)
+			continue
+		}
+		envelopes, ids = append(envelopes, e), append(ids, d.ID)
+	}
+	return envelopes, ids
 }
 
 // NewSecretFile writes a fresh whsec_ secret, with a line ending, to a file
