@@ -27,10 +27,12 @@ type feedEvent struct {
 	at     time.Time
 }
 
-// add stores the event of one write of p.
-func (f *feed) add(typ application.EventType, p domain.Plant) {
+// add stores the event of one write of p, and returns it.
+func (f *feed) add(typ application.EventType, p domain.Plant) feedEvent {
 	f.last++
-	f.events = append(f.events, feedEvent{number: f.last, typ: typ, item: plantjson.AppendItem(nil, p), at: time.Now()})
+	e := feedEvent{number: f.last, typ: typ, item: plantjson.AppendItem(nil, p), at: time.Now()}
+	f.events = append(f.events, e)
+	return e
 }
 
 // ReadEvents returns the page of at most q.Limit events that follow

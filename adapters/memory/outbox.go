@@ -11,12 +11,13 @@ import (
 
 	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/domain"
 )
 
-// outbox keeps the store's new-plant events. It is guarded by the store's
-// lock.
+// outbox keeps the store's deliveries. It is guarded by the store's lock.
 type outbox struct {
 	receivers []string
+	payload   application.Payload
 	events    map[string]*event
 	committed chan struct{}
 	claims    atomic.Int64
@@ -31,20 +32,30 @@ type event struct {
 	claimSeq string
 }
 
-// add writes one event per receiver for a stored plant.
+// add writes one delivery per receiver for a stored plant (the plant
+// payload).
 func (o *outbox) add(rec application.Record) {
+	o.announce(application.Event{PlantID: rec.Plant.ID(), Item: plantjson.AppendItem(nil, rec.Plant), CreatedAt: rec.CreatedAt, TraceParent: rec.TraceParent})
+}
+
+// addEvent writes one delivery per receiver for the event e of a write of
+// the plant id (the event payload).
+func (o *outbox) addEvent(e feedEvent, id domain.ID, traceParent string) {
+	o.announce(application.Event{PlantID: id, Item: e.item, Type: e.typ, Number: e.number, CreatedAt: e.at, TraceParent: traceParent})
+}
+
+// announce writes e once per receiver, each with an id of its own, due at
+// once.
+func (o *outbox) announce(e application.Event) {
 	if len(o.receivers) == 0 {
 		return
 	}
-	item := plantjson.AppendItem(nil, rec.Plant)
+	e.RetryFrom = e.CreatedAt
 	for _, url := range o.receivers {
 		var b [12]byte
 		_, _ = rand.Read(b[:])
-		id := "msg_" + hex.EncodeToString(b[:])
-		o.events[id] = &event{
-			Event:  application.Event{ID: id, URL: url, PlantID: rec.Plant.ID(), Item: item, CreatedAt: rec.CreatedAt, RetryFrom: rec.CreatedAt, TraceParent: rec.TraceParent},
-			nextAt: rec.CreatedAt,
-		}
+		e.ID, e.URL = "msg_"+hex.EncodeToString(b[:]), url
+		o.events[e.ID] = &event{Event: e, nextAt: e.CreatedAt}
 	}
 	select {
 	case o.committed <- struct{}{}:

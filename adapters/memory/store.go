@@ -27,11 +27,25 @@ type Store struct {
 }
 
 // New returns an empty store. Every plant a create stores is announced to
-// each of receivers, through the store's outbox.
-func New(receivers ...string) *Store {
+// each of receivers, through the store's outbox (the plant payload).
+func New(receivers ...string) *Store { return NewWithPayload(application.PlantPayload, receivers...) }
+
+// NewWithPayload returns an empty store that announces to each of receivers
+// what payload says: every stored plant (PlantPayload), or the event of
+// every write (EventPayload).
+func NewWithPayload(payload application.Payload, receivers ...string) *Store {
 	return &Store{
 		plants: make(map[domain.ID]application.Record),
-		outbox: outbox{receivers: receivers, events: map[string]*event{}, committed: make(chan struct{}, 1)},
+		outbox: outbox{receivers: receivers, payload: payload, events: map[string]*event{}, committed: make(chan struct{}, 1)},
+	}
+}
+
+// wrote keeps the event of a write of p, and announces it with the event
+// payload.
+func (s *Store) wrote(typ application.EventType, p domain.Plant, traceParent string) {
+	e := s.feed.add(typ, p)
+	if s.outbox.payload == application.EventPayload {
+		s.outbox.addEvent(e, p.ID(), traceParent)
 	}
 }
 
@@ -87,8 +101,10 @@ func (s *Store) InsertIfAbsent(ctx context.Context, rec application.Record) (dom
 	}
 	rec = traceparent.Keep(ctx, rec)
 	s.plants[rec.Plant.ID()] = rec
-	s.outbox.add(rec)
-	s.feed.add(application.PlantCreated, rec.Plant)
+	if s.outbox.payload != application.EventPayload {
+		s.outbox.add(rec)
+	}
+	s.wrote(application.PlantCreated, rec.Plant, rec.TraceParent)
 	return rec.Plant, true, nil
 }
 
@@ -111,7 +127,7 @@ func (s *Store) DeletePlant(ctx context.Context, id domain.ID) (bool, error) {
 	rec, ok := s.plants[id]
 	if ok {
 		delete(s.plants, id)
-		s.feed.add(application.PlantDeleted, rec.Plant)
+		s.wrote(application.PlantDeleted, rec.Plant, traceparent.From(ctx))
 	}
 	return ok, nil
 }
@@ -134,7 +150,7 @@ func (s *Store) UpdatePlant(ctx context.Context, id domain.ID, update applicatio
 	if changed {
 		rec.Plant = next
 		s.plants[id] = rec
-		s.feed.add(application.PlantChanged, next)
+		s.wrote(application.PlantChanged, next, traceparent.From(ctx))
 	}
 	return next, nil
 }
@@ -154,7 +170,7 @@ func (s *Store) DeletePlantIf(ctx context.Context, id domain.ID, check applicati
 		return domain.Plant{}, err
 	}
 	delete(s.plants, id)
-	s.feed.add(application.PlantDeleted, rec.Plant)
+	s.wrote(application.PlantDeleted, rec.Plant, traceparent.From(ctx))
 	return rec.Plant, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
 
@@ -23,9 +24,14 @@ func (s *Store) applyOnce(ctx context.Context, ws []write, pending []int, res []
 		byKind = make(map[*writeKind][]write, 2) // each kind's writes, in id order
 	)
 	ids := make([]int64, 0, len(pending)) // every plant's, ascending: lockPlants
+	announce := s.cfg.Payload == application.EventPayload && len(s.cfg.Receivers) > 0
+	var traces traceList // with ids, for envelopes
 	for _, k := range byID(ws, pending) {
 		w := ws[pending[k]]
 		ids = append(ids, int64(w.plantID()))
+		if announce {
+			traces.add(w.traceParent())
+		}
 		if set&w.kind.bit == 0 {
 			set |= w.kind.bit
 			kinds = append(kinds, w.kind)
@@ -38,7 +44,10 @@ func (s *Store) applyOnce(ctx context.Context, ws []write, pending []int, res []
 	for _, kd := range kinds {
 		args = append(args, kd.args(s, byKind[kd])...)
 	}
-	stmt, err := s.stmts.get(ctx, s.db, batchStatement(set, kinds))
+	if announce {
+		args = append(args, s.receivers, traces.array())
+	}
+	stmt, err := s.stmts.get(ctx, s.db, batchStatement(set, kinds, announce))
 	if err != nil {
 		return nil, err
 	}

@@ -30,13 +30,14 @@ func (s *Store) flush(ctx context.Context, batch []write) []result {
 	for _, seg := range segments(batch) {
 		s.applySegment(ctx, batch, seg, out)
 	}
-	inserted := 0
+	announced := 0 // writes that stored deliveries: creates, or with the event payload any
+	everyWrite := s.cfg.Payload == application.EventPayload
 	for i, r := range out {
-		if r.Err == nil && r.Value.done && batch[i].kind == &createKind {
-			inserted++
+		if r.Err == nil && r.Value.done && (everyWrite || batch[i].kind == &createKind) {
+			announced++
 		}
 	}
-	s.announce(inserted)
+	s.announce(announced)
 	s.metrics.observeBatch(len(batch), time.Since(start))
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/adapters/internal/groupcommit"
+	"github.com/plantstore/plantstore/application"
 )
 
 // Defaults used for zero Config fields.
@@ -52,9 +53,13 @@ type Config struct {
 	ConnectTimeout time.Duration
 	// Batch tunes group commit. MaxWriters defaults to MaxOpenConns here.
 	Batch groupcommit.Config
-	// Receivers are the webhook URLs every stored plant is announced to,
-	// through the outbox; none keeps no events.
+	// Receivers are the webhook URLs the outbox announces to; none keeps no
+	// events.
 	Receivers []string
+	// Payload says what is announced to them: every stored plant
+	// (application.PlantPayload, the default), or the event of every write
+	// (application.EventPayload).
+	Payload application.Payload
 	// Logger receives what the store keeps from its callers: driver error
 	// details behind ErrUnavailable and faults. Nil discards them.
 	Logger *slog.Logger
@@ -122,6 +127,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Pooler == "" {
 		c.Pooler = PoolerNone
+	}
+	if c.Payload == "" {
+		c.Payload = application.PlantPayload
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/plantstore/plantstore/adapters/storetest"
+	"github.com/plantstore/plantstore/application"
 )
 
 // TestContract runs the behaviour every store adapter shares, unchanged,
@@ -19,6 +20,14 @@ func TestContract(t *testing.T) {
 		},
 		OpenOutbox: func(t *testing.T, receivers []string) storetest.OutboxStore {
 			s, _ := newStore(t, func(c *Config) { c.Receivers = receivers })
+			return s
+		},
+		OpenPayload: func(t *testing.T, p application.Payload, receivers []string, same storetest.OutboxStore) storetest.OutboxStore {
+			if same != nil {
+				s := openStore(t, same.(*Store).cfg.URL, func(c *Config) { c.Receivers, c.Payload = receivers, p })
+				return s
+			}
+			s, _ := newStore(t, func(c *Config) { c.Receivers, c.Payload = receivers, p })
 			return s
 		},
 	})

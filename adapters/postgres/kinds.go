@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/plantstore/plantstore/application"
 )
 
 // rowParams are the parameters of the arrays rowArrays makes, numbered
@@ -19,12 +21,13 @@ func rowParams(first int) string {
 // afterRow numbers the parameters that follow a row's arrays from first.
 func afterRow(first, k int) string { return "$" + strconv.Itoa(first+len(rowColumns)+k) }
 
-// createKind inserts plants that are absent, with the event of each. The
-// plants it inserts are announced to every receiver in its parameter after
-// the rows in the same
-// commit, by one packed outbox row per receiver (the aggregates of one
-// GROUP BY read the rows in the same order, so the arrays stay parallel),
-// whose events keep each plant's item. It answers only for the creates it
+// createKind inserts plants that are absent, with the event of each. With
+// the plant payload, the plants it inserts are announced to every receiver
+// in its parameter after the rows (none with the event payload, whose
+// statement announces events: see envelopes) in the same commit, by one
+// packed outbox row per receiver (the aggregates of one GROUP BY read the
+// rows in the same order, so the arrays stay parallel), whose events keep
+// each plant's item. It answers only for the creates it
 // did not insert, with the row stored under each or with NULLs when nothing
 // is visible; every create it does not answer for was inserted, so the
 // common batch returns few rows. The answer SELECT reads the snapshot taken
@@ -49,6 +52,7 @@ var createKind = writeKind{
 ), created_events AS (
     INSERT INTO plant_events (type, plant_id, item)
     SELECT 'plant.created', id, item FROM inserted
+    RETURNING ` + eventColumns + `
 ), announced AS (
     INSERT INTO webhook_event_batches (url, created_at, event_ids, plant_ids, items, trace_parents)
     SELECT r.url, now(), array_agg('msg_' || replace(gen_random_uuid()::text, '-', '')),
@@ -66,8 +70,12 @@ WHERE input.id NOT IN (SELECT id FROM inserted)`,
 		for i, w := range ws {
 			rows[i] = rowOf(w.rec, 1)
 		}
+		if s.cfg.Payload == application.EventPayload {
+			return append(rowArrays(rows), "{}", nil)
+		}
 		return append(rowArrays(rows), s.receivers, traceParents(ws))
 	},
+	events:  "created_events",
 	assumed: func(w write) result { return result{Value: outcome{plant: w.rec.Plant, done: true}} },
 	read: func(s *Store, w write, row answerRow) (result, bool) {
 		if !row.present() {
@@ -93,6 +101,7 @@ var deleteKind = writeKind{
 ), deleted_events AS (
     INSERT INTO plant_events (type, plant_id, item)
     SELECT 'plant.deleted', id, item FROM deleted
+    RETURNING ` + eventColumns + `
 )`,
 	answers: `SELECT id, ` + nullColumns("id") + `, true AS flag FROM deleted`,
 	args: func(_ *Store, ws []write) []any {
@@ -102,6 +111,7 @@ var deleteKind = writeKind{
 		}
 		return []any{bigintArray(ids)}
 	},
+	events:  "deleted_events",
 	assumed: func(write) result { return result{} },
 	locks:   true,
 	read: func(_ *Store, w write, row answerRow) (result, bool) {
@@ -139,6 +149,7 @@ var replaceKind = writeKind{
     FROM unnest(` + afterRow(1, 0) + `::text[], ` + afterRow(1, 1) + `::bigint[], ` + afterRow(1, 2) + `::text[]) WITH ORDINALITY AS e (type, id, item, n)
     WHERE e.id IN (SELECT id FROM replaced)
     ORDER BY e.n
+    RETURNING ` + eventColumns + `
 )`,
 	answers: `SELECT id, ` + nullColumns("id") + `, true AS flag FROM replaced`,
 	args: func(_ *Store, ws []write) []any {
@@ -151,6 +162,7 @@ var replaceKind = writeKind{
 		}
 		return append(rowArrays(rows), events.args()...)
 	},
+	events:  "changed_events",
 	assumed: func(write) result { return result{} },
 	locks:   true,
 	read: func(_ *Store, w write, row answerRow) (result, bool) {
@@ -178,6 +190,7 @@ var removeKind = writeKind{
     FROM unnest($3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY AS e (type, id, item, n)
     WHERE e.id IN (SELECT id FROM removed)
     ORDER BY e.n
+    RETURNING ` + eventColumns + `
 )`,
 	answers: `SELECT id, ` + nullColumns("id") + `, true AS flag FROM removed`,
 	args: func(_ *Store, ws []write) []any {
@@ -190,6 +203,7 @@ var removeKind = writeKind{
 		}
 		return append([]any{bigintArray(ids), bigintArray(versions)}, events.args()...)
 	},
+	events:  "removal_events",
 	assumed: func(write) result { return result{} },
 	locks:   true,
 	read: func(_ *Store, w write, row answerRow) (result, bool) {

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"io/fs"
 	"strings"
 	"sync"
@@ -148,7 +147,8 @@ func TestListQueriesUseTheirIndex(t *testing.T) {
 }
 
 // A claim reads a receiver's due events through webhook_events_url_due and
-// its packed rows through their (url, id) primary key, in the plan
+// its packed rows through their (url, id) primary key, and so for each
+// payload's pair of tables, in the plan
 // PostgreSQL makes for the statement's parameters and in the generic plan
 // it may keep for a prepared statement, so that claims cost the same
 // however large the outbox grows.
@@ -160,8 +160,10 @@ func TestClaimsUseTheOutboxIndexes(t *testing.T) {
 			t.Fatal(err)
 		}
 		for query, want := range map[string][]string{
-			fmt.Sprintf(claimEvents, 16):  {"webhook_events_url_due", "webhook_event_batches_pkey"},
-			fmt.Sprintf(unpackEvents, 16): {"webhook_event_batches_pkey"},
+			plantTables.claimStatement(16):     {"webhook_events_url_due", "webhook_event_batches_pkey"},
+			plantTables.unpackStatement(16):    {"webhook_event_batches_pkey"},
+			envelopeTables.claimStatement(16):  {"webhook_envelopes_url_due", "webhook_envelope_batches_pkey"},
+			envelopeTables.unpackStatement(16): {"webhook_envelope_batches_pkey"},
 		} {
 			// EXPLAIN of a prepared statement shows the plan it runs with:
 			// under force_generic_plan, one for any parameters ($n).

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -32,6 +34,10 @@ import (
 // Settlements are planned each time: their ids come as arrays whose length
 // only a custom plan knows. Through a transaction pooler nothing is prepared
 // (see statements), and claims are planned each time too.
+//
+// Each statement is written once for both pairs of tables (outboxTables),
+// the words in braces standing for a pair's tables and its columns beyond
+// the plant payload's.
 const (
 	// claimEvents claims a receiver's due events that are no later than its
 	// oldest packed row: events committed together are due from their commit and
@@ -39,28 +45,28 @@ const (
 	// of retries does not hold back every new event (unpackEvents then
 	// takes the packed ones).
 	claimEvents = `
-UPDATE webhook_events AS e
+UPDATE {events} AS e
 SET attempts = e.attempts + 1, next_at = $2, claim = $3
 FROM (
-    SELECT id FROM webhook_events
+    SELECT id FROM {events}
     WHERE failed_at IS NULL AND url = $4
-      AND next_at <= LEAST($1, (SELECT created_at FROM webhook_event_batches WHERE url = $4 ORDER BY id LIMIT 1))
+      AND next_at <= LEAST($1, (SELECT created_at FROM {batches} WHERE url = $4 ORDER BY id LIMIT 1))
     ORDER BY next_at
     LIMIT %d
     FOR UPDATE SKIP LOCKED
 ) AS due
 WHERE e.id = due.id
-RETURNING e.id, e.url, e.plant_id, e.item, e.created_at, e.retry_from, e.attempts - 1 AS attempts, e.trace_parent`
+RETURNING e.id, e.url, e.plant_id, e.item, e.created_at, e.retry_from, e.attempts - 1 AS attempts, e.trace_parent{e.more}`
 
 	// unpackEvents claims from packed events, which are all due from
 	// their commit: it takes whole rows, oldest first (FOR UPDATE SKIP
 	// LOCKED, as a claim), no more than it needs for the events it may
-	// claim, writes their events into webhook_events in the same statement,
-	// the first of them claimed and the rest due, and returns the claimed
-	// ones.
+	// claim, writes their events into the unpacked table in the same
+	// statement, the first of them claimed and the rest due, and returns
+	// the claimed ones.
 	unpackEvents = `
 WITH locked AS (
-    SELECT id, cardinality(event_ids) AS events FROM webhook_event_batches
+    SELECT id, cardinality(event_ids) AS events FROM {batches}
     WHERE url = $4 AND created_at <= $1
     ORDER BY id
     LIMIT %[1]d
@@ -69,39 +75,110 @@ WITH locked AS (
     SELECT id FROM (SELECT id, sum(events) OVER (ORDER BY id) - events AS before FROM locked) AS l
     WHERE before < %[1]d
 ), packed AS (
-    DELETE FROM webhook_event_batches WHERE url = $4 AND id IN (SELECT id FROM needed)
+    DELETE FROM {batches} WHERE url = $4 AND id IN (SELECT id FROM needed)
     RETURNING *
 ), unpacked AS (
-    SELECT e.id, p.url, e.plant_id, e.item, p.created_at, e.trace_parent,
+    SELECT e.id, p.url, e.plant_id, e.item, p.created_at, e.trace_parent{e.more},
            row_number() OVER (ORDER BY p.id, e.n) <= %[1]d AS claimed
     FROM packed AS p,
-         unnest(p.event_ids, p.plant_ids, p.items, p.trace_parents) WITH ORDINALITY AS e (id, plant_id, item, trace_parent, n)
+         unnest(p.event_ids, p.plant_ids, p.items, p.trace_parents{p.arrays}) WITH ORDINALITY AS e (id, plant_id, item, trace_parent{more}, n)
 ), written AS (
-    INSERT INTO webhook_events (id, url, plant_id, item, created_at, retry_from, attempts, next_at, claim, trace_parent)
+    INSERT INTO {events} (id, url, plant_id, item, created_at, retry_from, attempts, next_at, claim, trace_parent{more})
     SELECT id, url, plant_id, item, created_at, created_at,
            CASE WHEN claimed THEN 1 ELSE 0 END,
            CASE WHEN claimed THEN $2 ELSE created_at END,
            CASE WHEN claimed THEN $3 END,
-           trace_parent
+           trace_parent{more}
     FROM unpacked
-    RETURNING id, url, plant_id, item, created_at, retry_from, claim, trace_parent
+    RETURNING id, url, plant_id, item, created_at, retry_from, claim, trace_parent{more}
 )
-SELECT id, url, plant_id, item, created_at, retry_from, 0 AS attempts, trace_parent FROM written WHERE claim IS NOT NULL`
+SELECT id, url, plant_id, item, created_at, retry_from, 0 AS attempts, trace_parent{more} FROM written WHERE claim IS NOT NULL`
 
 	settleEvents = `
 WITH s AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[], $4::boolean[], $5::timestamptz[], $6::text[])
         AS s (id, claim, delivered, failed, retry_at, error)
 ), gone AS (
-    DELETE FROM webhook_events AS e USING s
+    DELETE FROM {events} AS e USING s
     WHERE e.id = s.id AND e.claim = s.claim AND s.delivered
 )
-UPDATE webhook_events AS e
+UPDATE {events} AS e
 SET next_at = s.retry_at, claim = NULL, last_error = s.error,
     failed_at = CASE WHEN s.failed THEN now() END
 FROM s
 WHERE e.id = s.id AND e.claim = s.claim AND NOT s.delivered`
 )
+
+// outboxTables is one pair of the outbox's tables, those of one payload:
+// the deliveries as the writes committed them, packed, one row per receiver
+// and statement, and those unpacked by a claim, each with its attempts,
+// claim and retry time. The dispatcher claims from both pairs, whichever
+// payload the store writes, so that deliveries of the other one, left by a
+// change of the setting or written by other replicas, are delivered too.
+type outboxTables struct {
+	payload application.Payload
+	// claimTag starts the pair's claims: a settlement goes to the table of
+	// its claim.
+	claimTag string
+	// words are what the braced words of the statements stand for.
+	words *strings.Replacer
+	// claims are the pair's claimEvents and unpackEvents, by limit;
+	// settle is its settleEvents.
+	claims, unpacks sync.Map // int to string
+	settle          string
+}
+
+// The pairs: webhook_events and webhook_event_batches hold the plant
+// payload's deliveries (the body the plant), webhook_envelopes and
+// webhook_envelope_batches the event payload's (the body the event's
+// envelope), which keep the event's type and number as well. The previous
+// release's binary knows only the first pair, and so never delivers an
+// envelope's event as a plant.
+var (
+	plantTables = newOutboxTables(application.PlantPayload, "", strings.NewReplacer(
+		"{events}", "webhook_events", "{batches}", "webhook_event_batches",
+		"{more}", "", "{e.more}", "", "{p.arrays}", "", "{b.arrays}", "",
+		"{as.more}", ", NULL::text AS type, NULL::bigint AS number", "{e.as.more}", ", NULL, NULL"))
+	envelopeTables = newOutboxTables(application.EventPayload, "env.", strings.NewReplacer(
+		"{events}", "webhook_envelopes", "{batches}", "webhook_envelope_batches",
+		"{more}", ", type, number", "{e.more}", ", e.type, e.number",
+		"{p.arrays}", ", p.types, p.numbers", "{b.arrays}", ", b.types, b.numbers",
+		"{as.more}", ", type, number", "{e.as.more}", ", e.type, e.number"))
+	outboxPairs = []*outboxTables{plantTables, envelopeTables}
+)
+
+func newOutboxTables(p application.Payload, claimTag string, words *strings.Replacer) *outboxTables {
+	t := &outboxTables{payload: p, claimTag: claimTag, words: words}
+	t.settle = words.Replace(settleEvents)
+	return t
+}
+
+// claimStatement is the pair's claimEvents for limit.
+func (t *outboxTables) claimStatement(limit int) string {
+	return t.statement(&t.claims, claimEvents, limit)
+}
+
+// unpackStatement is the pair's unpackEvents for limit.
+func (t *outboxTables) unpackStatement(limit int) string {
+	return t.statement(&t.unpacks, unpackEvents, limit)
+}
+
+func (t *outboxTables) statement(cache *sync.Map, template string, limit int) string {
+	if text, ok := cache.Load(limit); ok {
+		return text.(string)
+	}
+	text := fmt.Sprintf(t.words.Replace(template), limit)
+	cache.Store(limit, text)
+	return text
+}
+
+// pairOfClaim is the pair whose claims start as claim does.
+func pairOfClaim(claim string) *outboxTables {
+	if strings.HasPrefix(claim, envelopeTables.claimTag) {
+		return envelopeTables
+	}
+	return plantTables
+}
 
 // outboxDB returns the pool of the outbox's bookkeeping, opened on first
 // use. Its sessions commit without waiting for the disk: a claim or a
@@ -142,9 +219,11 @@ func (s *Store) closeOutbox() error {
 func (s *Store) Receivers() []string { return slices.Clone(s.cfg.Receivers) }
 
 // ClaimDue claims at most limit of url's due events, oldest first, until
-// now+lease: the unpacked ones (retries, and the rest of unpacked rows) that
-// fell due no later than url's oldest packed row's commit, then packed ones.
-// A claim that comes short leaves later due events to the next, which the
+// now+lease: from the pair of tables of the store's payload, then, when
+// that came short, from the other pair (see others). Within a pair, the
+// unpacked ones (retries, and the rest of unpacked rows) that fell due no
+// later than url's oldest packed row's commit, then packed ones. A claim
+// that comes short leaves later due events to the next, which the
 // dispatcher makes as soon as an attempt ends.
 func (s *Store) ClaimDue(ctx context.Context, url string, now time.Time, lease time.Duration, limit int) ([]application.Event, error) {
 	if limit <= 0 {
@@ -158,12 +237,30 @@ func (s *Store) ClaimDue(ctx context.Context, url string, now time.Time, lease t
 	defer cancel()
 	var b [12]byte
 	_, _ = rand.Read(b[:])
-	claim := hex.EncodeToString(b[:])
-	events, err := s.claim(ctx, db, fmt.Sprintf(claimEvents, limit), url, now, lease, claim, nil)
+	token := hex.EncodeToString(b[:])
+	own, other := plantTables, envelopeTables
+	if s.cfg.Payload == application.EventPayload {
+		own, other = other, own
+	}
+	events, err := s.claimFrom(ctx, db, own, url, now, lease, limit, token, nil)
+	if err != nil || len(events) == limit || !s.others.due(url, now) {
+		return events, err
+	}
+	before := len(events)
+	events, err = s.claimFrom(ctx, db, other, url, now, lease, limit, token, events)
+	s.others.looked(url, now, len(events) > before)
+	return events, err
+}
+
+// claimFrom claims from the pair t, as ClaimDue describes, and appends what
+// it claimed to events, until they number limit.
+func (s *Store) claimFrom(ctx context.Context, db *sqlx.DB, t *outboxTables, url string, now time.Time, lease time.Duration, limit int, token string, events []application.Event) ([]application.Event, error) {
+	claim := t.claimTag + token
+	events, err := s.claim(ctx, db, t.claimStatement(limit-len(events)), url, now, lease, claim, events)
 	if err != nil || len(events) == limit {
 		return events, err
 	}
-	return s.claim(ctx, db, fmt.Sprintf(unpackEvents, limit-len(events)), url, now, lease, claim, events)
+	return s.claim(ctx, db, t.unpackStatement(limit-len(events)), url, now, lease, claim, events)
 }
 
 // claim runs one claiming statement and appends the events it claimed to
@@ -211,7 +308,8 @@ func (s *Store) claimWith(ctx context.Context, stmt statement, url string, now t
 	return events, nil
 }
 
-// Settle records the outcomes of attempts in one statement.
+// Settle records the outcomes of attempts, in one statement per pair of
+// tables whose deliveries they settle (usually one).
 func (s *Store) Settle(ctx context.Context, outcomes []application.Settlement) error {
 	db, err := s.outboxDB()
 	if err != nil {
@@ -219,6 +317,25 @@ func (s *Store) Settle(ctx context.Context, outcomes []application.Settlement) e
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
+	for _, t := range outboxPairs {
+		var mine []application.Settlement
+		for _, o := range outcomes {
+			if pairOfClaim(o.Claim) == t {
+				mine = append(mine, o)
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		if err := s.settle(ctx, db, t, mine); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// settle records the outcomes of attempts at deliveries of the pair t.
+func (s *Store) settle(ctx context.Context, db *sqlx.DB, t *outboxTables, outcomes []application.Settlement) error {
 	n := len(outcomes)
 	ids, claims, retryAt, errs := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	delivered, failed := make([]bool, n), make([]bool, n)
@@ -230,7 +347,7 @@ func (s *Store) Settle(ctx context.Context, outcomes []application.Settlement) e
 	args := []any{textArray(ids, nil), textArray(claims, nil),
 		boolArray(delivered), boolArray(failed), textArray(retryAt, nil), textArray(errs, nil)}
 	settle := func(q sqlx.ExecerContext) error {
-		if _, err := q.ExecContext(ctx, settleEvents, args...); err != nil {
+		if _, err := q.ExecContext(ctx, t.settle, args...); err != nil {
 			return s.fail("settle events", err)
 		}
 		return nil
@@ -269,7 +386,8 @@ func boolArray(values []bool) string {
 }
 
 // eventRow is an event as the outbox's statements answer it, scanned by
-// column name: webhook_events' columns, or a packed event's.
+// column name: an unpacked table's columns, or a packed event's. Type and
+// Number are the event payload's, absent (or NULL) for the plant payload's.
 type eventRow struct {
 	ID          string         `db:"id"`
 	URL         string         `db:"url"`
@@ -279,11 +397,49 @@ type eventRow struct {
 	RetryFrom   time.Time      `db:"retry_from"`
 	Attempts    int            `db:"attempts"`
 	TraceParent sql.NullString `db:"trace_parent"`
+	Type        sql.NullString `db:"type"`
+	Number      sql.NullInt64  `db:"number"`
 }
 
 func (r eventRow) event() application.Event {
 	return application.Event{
 		ID: r.ID, URL: r.URL, PlantID: domain.ID(r.PlantID), Item: []byte(r.Item),
+		Type: application.EventType(r.Type.String), Number: r.Number.Int64,
 		CreatedAt: r.CreatedAt, RetryFrom: r.RetryFrom, Attempts: r.Attempts, TraceParent: r.TraceParent.String,
+	}
+}
+
+// others paces the looks at the other payload's pair of tables: a claim
+// that came short looks there at most once a second per receiver, since
+// deliveries there are rare (written before the setting changed, or by
+// replicas that write the other payload), unless its last look found some.
+// It is safe for concurrent use.
+type others struct {
+	mu   sync.Mutex
+	next map[string]time.Time // by receiver: when to look again
+}
+
+// othersEvery is how often a receiver's claims look at the other pair of
+// tables while it holds nothing.
+const othersEvery = time.Second
+
+// due reports whether url's claim at now looks at the other pair.
+func (o *others) due(url string, now time.Time) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return !now.Before(o.next[url])
+}
+
+// looked records a look at now, which found deliveries or not.
+func (o *others) looked(url string, now time.Time, found bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.next == nil {
+		o.next = map[string]time.Time{}
+	}
+	if found {
+		o.next[url] = time.Time{}
+	} else {
+		o.next[url] = now.Add(othersEvery)
 	}
 }

@@ -30,6 +30,7 @@ type Store struct {
 
 	receivers  string // the text[] literal of cfg.Receivers
 	committed  chan struct{}
+	others     others // see ClaimDue
 	outboxOnce sync.Once
 	outbox     *sqlx.DB // the outbox's bookkeeping; see outboxDB
 	outboxErr  error

@@ -22,3 +22,25 @@ func traceParents(ws []write) any {
 	}
 	return textArray(parents, traced)
 }
+
+// traceList gathers the traceparents of a statement's writes, one per
+// write, for the envelopes of the event payload.
+type traceList struct {
+	parents []string
+	traced  []bool
+	any     bool
+}
+
+func (l *traceList) add(tp string) {
+	l.parents, l.traced = append(l.parents, tp), append(l.traced, tp != "")
+	l.any = l.any || tp != ""
+}
+
+// array is the text[] of the traceparents, NULL for an untraced write; nil
+// (SQL NULL) when none is traced, as with tracing off.
+func (l *traceList) array() any {
+	if !l.any {
+		return nil
+	}
+	return textArray(l.parents, l.traced)
+}

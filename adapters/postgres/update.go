@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/plantstore/plantstore/adapters/internal/traceparent"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
@@ -35,7 +36,7 @@ var updateKind = writeKind{name: "update", locks: true, shares: true}
 // atomic step with reading what update saw. It returns only after the
 // batch holding the write has committed.
 func (s *Store) UpdatePlant(ctx context.Context, id domain.ID, update application.Update) (domain.Plant, error) {
-	res, err := s.submit(ctx, write{kind: &updateKind, id: id, arg: updating{update: update}})
+	res, err := s.submit(ctx, write{kind: &updateKind, id: id, arg: updating{update: update}, trace: traceparent.From(ctx)})
 	return res.plant, err
 }
 
@@ -44,7 +45,7 @@ func (s *Store) UpdatePlant(ctx context.Context, id domain.ID, update applicatio
 // deleted. It returns only after the batch holding the delete has
 // committed.
 func (s *Store) DeletePlantIf(ctx context.Context, id domain.ID, check application.Check) (domain.Plant, error) {
-	res, err := s.submit(ctx, write{kind: &updateKind, id: id, arg: updating{check: check}})
+	res, err := s.submit(ctx, write{kind: &updateKind, id: id, arg: updating{check: check}, trace: traceparent.From(ctx)})
 	return res.plant, err
 }
 
@@ -137,9 +138,13 @@ func (s *Store) decide(batch []write, chain []int, row plantRow, found bool, out
 		state   = stored
 		removed bool
 		events  []pendingEvent // one per update that wrote: each change, the delete
+		trace   string         // the first traced one's, which the events' deliveries link to
 	)
 	for _, i := range chain {
 		u := batch[i].arg.(updating)
+		if trace == "" {
+			trace = batch[i].trace
+		}
 		switch {
 		case removed:
 			out[i] = result{Err: &domain.NotFoundError{ID: id}}
@@ -168,9 +173,9 @@ func (s *Store) decide(batch []write, chain []int, row plantRow, found bool, out
 	// (a version on), since each was a write with its event.
 	switch {
 	case removed:
-		return write{kind: &removeKind, id: id, arg: removal{version: row.Version.Int64, events: events}}, true
+		return write{kind: &removeKind, id: id, arg: removal{version: row.Version.Int64, events: events}, trace: trace}, true
 	case len(events) > 0:
-		return write{kind: &replaceKind, id: id, arg: replacement{row: row.with(state), events: events}}, true
+		return write{kind: &replaceKind, id: id, arg: replacement{row: row.with(state), events: events}, trace: trace}, true
 	}
 	return write{}, false
 }

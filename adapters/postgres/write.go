@@ -14,10 +14,11 @@ import (
 // write is one operation of a batch: its kind says how the batch statement
 // applies it and reads its answer (see kind).
 type write struct {
-	kind *writeKind
-	id   domain.ID          // the plant it writes
-	rec  application.Record // a create's record
-	arg  any                // what a write of another kind carries, read by its kind
+	kind  *writeKind
+	id    domain.ID          // the plant it writes
+	rec   application.Record // a create's record
+	arg   any                // what a write of another kind carries, read by its kind
+	trace string             // the traceparent of a write other than a create (a create's is in rec)
 }
 
 // createWrite is the create of rec.
@@ -29,6 +30,15 @@ func createWrite(rec application.Record) write {
 func deleteWrite(id domain.ID) write { return write{kind: &deleteKind, id: id} }
 
 func (w write) plantID() domain.ID { return w.id }
+
+// traceParent is the traceparent of the request that made w, "" when it
+// was not traced: its event's deliveries link to it.
+func (w write) traceParent() string {
+	if w.trace != "" {
+		return w.trace
+	}
+	return w.rec.TraceParent
+}
 
 // outcome is what one write did, in terms every kind shares.
 type outcome struct {
@@ -57,7 +67,9 @@ func (s *Store) InsertIfAbsent(ctx context.Context, rec application.Record) (dom
 // DeletePlant removes the plant stored under id and reports whether there was
 // one. It returns only after the batch holding the delete has committed.
 func (s *Store) DeletePlant(ctx context.Context, id domain.ID) (bool, error) {
-	res, err := s.submit(ctx, deleteWrite(id))
+	w := deleteWrite(id)
+	w.trace = traceparent.From(ctx)
+	res, err := s.submit(ctx, w)
 	return res.done, err
 }
 

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -26,7 +27,8 @@ import (
 // (SELECT n FROM locks), which PostgreSQL evaluates once, before the first
 // row), so that the statement holds the lock of each of its plants before
 // it changes any row. A kind that writes a plant writes its event in the
-// same statement (plant_events, see feed.go).
+// same statement (plant_events, see feed.go), and with the event payload
+// the statement announces those events to every receiver (envelopes).
 type writeKind struct {
 	// name labels the kind in logs and errors.
 	name string
@@ -40,6 +42,10 @@ type writeKind struct {
 	// args returns the parameters of the fragments for ws, the writes of
 	// this kind in a segment, in id order.
 	args func(s *Store, ws []write) []any
+	// events names the kind's CTE that stores its events in plant_events,
+	// RETURNING eventColumns: with the event payload, the statement
+	// announces them (envelopes).
+	events string
 	// assumed is the answer of a write the statement returned no row for.
 	assumed func(w write) result
 	// read turns the answer row of w into its answer; missing says that the
@@ -92,11 +98,40 @@ const lockPlants = `locks AS (
     SELECT count(*) AS n FROM (SELECT pg_advisory_xact_lock(id) FROM unnest($1::bigint[]) AS id) AS l
 )`
 
+// eventColumns are what the events CTEs of the kinds return of the events
+// they store: what an envelope keeps of each.
+const eventColumns = "number, type, plant_id, item"
+
+// envelopes announces, with the event payload, the events that the
+// statement's kinds stored (their CTEs, each RETURNING eventColumns, joined
+// as %[1]s) to every receiver of %[2]s, a text[], by one packed row per
+// receiver, as createKind's announced does with the plant payload. Each
+// event keeps its type, its number, its plant and the plant's item; the
+// row's created_at is the transaction's time, the events' own (plant_events'
+// default). An event keeps the traceparent of its write: %[3]s holds them,
+// NULL for an untraced write, in the order of the plant ids of $1 (each id
+// is written once in a statement), or is NULL when none is traced.
+const envelopes = `envelopes AS (
+    INSERT INTO webhook_envelope_batches (url, created_at, event_ids, types, numbers, plant_ids, items, trace_parents)
+    SELECT r.url, now(), array_agg('msg_' || replace(gen_random_uuid()::text, '-', '')),
+           array_agg(e.type), array_agg(e.number), array_agg(e.plant_id), array_agg(e.item),
+           CASE WHEN %[3]s::text[] IS NOT NULL THEN array_agg(t.trace_parent) END
+    FROM (%[1]s) AS e
+    LEFT JOIN unnest($1::bigint[], %[3]s::text[]) AS t (plant_id, trace_parent) USING (plant_id)
+    CROSS JOIN unnest(%[2]s::text[]) AS r (url)
+    GROUP BY r.url
+)`
+
 // batchStatement returns the statement that applies the writes of kinds,
 // given in the order of their bits, whose bits make set. Its $1 is the ids
-// of lockPlants; the kinds' parameters follow.
-func batchStatement(set uint, kinds []*writeKind) string {
-	if text, ok := composed.Load(set); ok {
+// of lockPlants; the kinds' parameters follow, and, when announce is set
+// (the event payload), the receivers and the traceparents of envelopes.
+func batchStatement(set uint, kinds []*writeKind, announce bool) string {
+	key := set
+	if announce {
+		key |= announcing
+	}
+	if text, ok := composed.Load(key); ok {
 		return text.(string)
 	}
 	ctes, answers := []string{lockPlants}, []string(nil)
@@ -114,7 +149,21 @@ func batchStatement(set uint, kinds []*writeKind) string {
 		answers = append(answers, renumber(k.answers))
 		params += most
 	}
+	if announce {
+		var stored []string
+		for _, k := range kinds {
+			if k.events != "" {
+				stored = append(stored, "SELECT "+eventColumns+" FROM "+k.events)
+			}
+		}
+		ctes = append(ctes, fmt.Sprintf(envelopes, strings.Join(stored, " UNION ALL "),
+			"$"+strconv.Itoa(params+1), "$"+strconv.Itoa(params+2)))
+	}
 	text := "WITH " + strings.Join(ctes, ",\n") + "\n" + strings.Join(answers, "\nUNION ALL\n")
-	composed.Store(set, text)
+	composed.Store(key, text)
 	return text
 }
+
+// announcing marks, in composed's keys, the statements of the event
+// payload: above every kind's bit.
+const announcing = 1 << 16

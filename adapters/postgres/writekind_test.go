@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/plantstore/plantstore/application"
 )
 
 // Every set of kinds composes into one statement whose parameters are the
@@ -22,25 +24,35 @@ func TestKindsComposeIntoOneStatement(t *testing.T) {
 		}
 		bits[w.kind.bit] = true
 	}
-	for set := 1; set < 1<<len(samples); set++ {
-		var kinds []*writeKind
-		var bitset uint
-		args := 1 // the ids of lockPlants
-		for i, w := range samples {
-			if set&(1<<i) != 0 {
-				kinds = append(kinds, w.kind)
-				bitset |= w.kind.bit
-				args += len(w.kind.args(&Store{}, []write{w}))
+	for _, announce := range []bool{false, true} {
+		store := &Store{}
+		if announce {
+			store.cfg.Payload = application.EventPayload
+		}
+		for set := 1; set < 1<<len(samples); set++ {
+			var kinds []*writeKind
+			var bitset uint
+			args := 1 // the ids of lockPlants
+			for i, w := range samples {
+				if set&(1<<i) != 0 {
+					kinds = append(kinds, w.kind)
+					bitset |= w.kind.bit
+					args += len(w.kind.args(store, []write{w}))
+				}
 			}
-		}
-		text := batchStatement(bitset, kinds)
-		most := 0
-		for _, p := range placeholder.FindAllString(text, -1) {
-			n, _ := strconv.Atoi(p[1:])
-			most = max(most, n)
-		}
-		if most != args || !strings.HasPrefix(text, "WITH locks AS (") || strings.Count(text, "UNION ALL") < len(kinds)-1 {
-			t.Errorf("kinds %v: statement with %d parameters for %d arguments:\n%s", bitset, most, args, text)
+			if announce {
+				args += 2 // the receivers and the traceparents of envelopes
+			}
+			text := batchStatement(bitset, kinds, announce)
+			most := 0
+			for _, p := range placeholder.FindAllString(text, -1) {
+				n, _ := strconv.Atoi(p[1:])
+				most = max(most, n)
+			}
+			if most != args || !strings.HasPrefix(text, "WITH locks AS (") || strings.Count(text, "UNION ALL") < len(kinds)-1 ||
+				strings.Contains(text, "envelopes AS (") != announce {
+				t.Errorf("kinds %v, announcing %v: statement with %d parameters for %d arguments:\n%s", bitset, announce, most, args, text)
+			}
 		}
 	}
 }

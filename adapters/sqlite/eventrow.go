@@ -80,3 +80,63 @@ func (r eventRow) event() (application.Event, error) {
 	e.RetryFrom, _ = time.Parse(createdAtLayout, r.RetryFrom)
 	return e, nil
 }
+
+// envelopeRow is a row of the webhook_envelopes table, the outbox of the
+// event payload: a delivery of an event to one receiver, whose body is the
+// event's envelope, rendered from what the row keeps. Its statements take
+// their column lists from envelopeColumns, as eventRow's do.
+type envelopeRow struct {
+	ID  string `db:"id"`
+	URL string `db:"url"`
+	// Type, Number and Item are the event's, and CreatedAt its commit, as
+	// plant_events keeps them.
+	Type      string `db:"type"`
+	Number    int64  `db:"number"`
+	PlantID   int64  `db:"plant_id"`
+	Item      string `db:"item"`
+	CreatedAt string `db:"created_at"`
+	// RetryFrom, Attempts, NextAt, Claim, LastError and FailedAt are as in
+	// eventRow.
+	RetryFrom   string         `db:"retry_from"`
+	Attempts    int            `db:"attempts"`
+	NextAt      string         `db:"next_at"`
+	Claim       sql.NullString `db:"claim"`
+	LastError   sql.NullString `db:"last_error"`
+	FailedAt    sql.NullString `db:"failed_at"`
+	TraceParent sql.NullString `db:"trace_parent"`
+}
+
+// envelopeColumns are the columns of envelopeRow.
+var envelopeColumns = columnsOf[envelopeRow]()
+
+// envelopeRowsOf are the rows that announce the event e, traced by
+// traceParent ("" for none), one per receiver of urls, each with its own
+// id, due at once.
+func envelopeRowsOf(e feedEventRow, traceParent string, urls []string) []envelopeRow {
+	trace := sql.NullString{String: traceParent, Valid: traceParent != ""}
+	rows := make([]envelopeRow, len(urls))
+	for i, url := range urls {
+		rows[i] = envelopeRow{
+			ID: newEventID(), URL: url, Type: e.Type, Number: e.Number, PlantID: e.PlantID, Item: e.Item,
+			CreatedAt: e.CreatedAt, RetryFrom: e.CreatedAt, NextAt: e.CreatedAt, TraceParent: trace,
+		}
+	}
+	return rows
+}
+
+// event is the delivery r stores, as of its last attempt.
+func (r envelopeRow) event() (application.Event, error) {
+	e := application.Event{
+		ID: r.ID, URL: r.URL, PlantID: domain.ID(r.PlantID), Item: []byte(r.Item),
+		Type: application.EventType(r.Type), Number: r.Number, Attempts: r.Attempts, TraceParent: r.TraceParent.String,
+	}
+	e.CreatedAt, _ = time.Parse(createdAtLayout, r.CreatedAt)
+	e.RetryFrom, _ = time.Parse(createdAtLayout, r.RetryFrom)
+	return e, nil
+}
+
+// status is where r stands, for the operator.
+func (r envelopeRow) status() (nextAt string, lastError sql.NullString) { return r.NextAt, r.LastError }
+
+// status is where r stands, for the operator.
+func (r eventRow) status() (nextAt string, lastError sql.NullString) { return r.NextAt, r.LastError }

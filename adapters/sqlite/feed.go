@@ -11,7 +11,6 @@ import (
 
 	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/application"
-	"github.com/plantstore/plantstore/domain"
 )
 
 // feedEventRow is a row of the plant_events table, as plantRow is for
@@ -34,13 +33,28 @@ var feedEventColumns = columnsOf[feedEventRow]()
 // recordEvent stores the event of one write; its number is the table's.
 var recordEvent = `INSERT INTO plant_events (type, plant_id, item, created_at) VALUES (:type, :plant_id, :item, :created_at)`
 
-// record stores the event of one write of the plant id, whose item is item
-// after it, in the batch's transaction.
-func (b *batchTx) record(typ application.EventType, id domain.ID, item string) error {
-	row := feedEventRow{Type: string(typ), PlantID: int64(id), Item: item, CreatedAt: b.at}
-	if _, err := b.stmt(recordEvent).ExecContext(b.ctx, row); err != nil {
-		return edgeError(fmt.Sprintf("record the event of plant %d", id), err)
+// record stores the event of w, a write of its plant, whose item is item
+// after it, in the batch's transaction; with the event payload it
+// announces the event to every receiver, in the same transaction.
+func (b *batchTx) record(typ application.EventType, w write, item string) error {
+	row := feedEventRow{Type: string(typ), PlantID: int64(w.id), Item: item, CreatedAt: b.at}
+	res, err := b.stmt(recordEvent).ExecContext(b.ctx, row)
+	if err != nil {
+		return edgeError(fmt.Sprintf("record the event of plant %d", w.id), err)
 	}
+	if !b.store.envelopes || len(b.store.receivers) == 0 {
+		return nil
+	}
+	// The number is the row's, AUTOINCREMENT's rowid.
+	if row.Number, err = res.LastInsertId(); err != nil {
+		return edgeError(fmt.Sprintf("record the event of plant %d", w.id), err)
+	}
+	for _, env := range envelopeRowsOf(row, w.traceParent(), b.store.receivers) {
+		if _, err := b.stmt(announceEnvelope).ExecContext(b.ctx, env); err != nil {
+			return edgeError("announce event", err)
+		}
+	}
+	b.announced = true
 	return nil
 }
 

@@ -19,7 +19,7 @@ import (
 // from a table would fail every statement, found here first.
 func TestRowShapesHoldEveryColumn(t *testing.T) {
 	s := newStore(t)
-	for table, shape := range map[string]columns{"plants": plantColumns, "webhook_events": eventColumns, "plant_events": feedEventColumns} {
+	for table, shape := range map[string]columns{"plants": plantColumns, "webhook_events": eventColumns, "webhook_envelopes": envelopeColumns, "plant_events": feedEventColumns} {
 		var cols []string
 		if err := s.read.Select(&cols, `SELECT name FROM pragma_table_info(?)`, table); err != nil {
 			t.Fatal(err)
@@ -52,6 +52,7 @@ func TestNoStatementRefersToAColumnByPosition(t *testing.T) {
 		"findPlant": findPlant, "listPlants": listPlants, "listTaggedPlants": listTaggedPlants,
 		"listPlantRows": listPlantRows, "listTaggedPlantsRows": listTaggedPlantsRows,
 		"announcePlant": announcePlant, "claimEvents": claimEvents, "listEvents": listEvents, "outboxStats": outboxStats,
+		"announceEnvelope": announceEnvelope, "claimEnvelopes": claimEnvelopes, "listEnvelopes": listEnvelopes,
 		"recordEvent": recordEvent, "readFeed": readFeed, "pruneEvents": pruneEvents,
 	} {
 		texts[name] = text

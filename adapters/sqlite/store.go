@@ -22,9 +22,13 @@ type Config struct {
 	Path string
 	// Batch tunes group commit. MaxWriters is always 1: SQLite has one writer.
 	Batch groupcommit.Config
-	// Receivers are the webhook URLs every stored plant is announced to,
-	// through the outbox; none keeps no events.
+	// Receivers are the webhook URLs the outbox announces to; none keeps no
+	// events.
 	Receivers []string
+	// Payload says what is announced to them: every stored plant
+	// (application.PlantPayload, the default), or the event of every write
+	// (application.EventPayload).
+	Payload application.Payload
 }
 
 // Store is the embedded plant store. It implements the application's store ports
@@ -43,6 +47,7 @@ type Store struct {
 
 	metrics   *metrics
 	receivers []string
+	envelopes bool          // the event payload: every event is announced (webhook_envelopes)
 	committed chan struct{} // a signal after a batch stored events
 	closing   atomic.Bool
 	closeOnce sync.Once
@@ -88,7 +93,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, edgeError("open "+cfg.Path, err)
 	}
 
-	s := &Store{path: cfg.Path, write: write, read: read, receivers: cfg.Receivers, committed: make(chan struct{}, 1)}
+	s := &Store{path: cfg.Path, write: write, read: read, receivers: cfg.Receivers, committed: make(chan struct{}, 1),
+		envelopes: cfg.Payload == application.EventPayload}
 	s.metrics = newMetrics(s)
 	batch := cfg.Batch
 	batch.MaxWriters = 1

@@ -20,18 +20,30 @@ func TestStoreKeepsThePlantStoreContract(t *testing.T) {
 			return openMigrated(t, s.(*Store).path)
 		},
 		OpenOutbox: func(t *testing.T, receivers []string) storetest.OutboxStore {
+			return openOutbox(t, Config{Path: filepath.Join(t.TempDir(), "plants.db"), Receivers: receivers})
+		},
+		OpenPayload: func(t *testing.T, p application.Payload, receivers []string, same storetest.OutboxStore) storetest.OutboxStore {
 			path := filepath.Join(t.TempDir(), "plants.db")
-			s, err := Open(context.Background(), Config{Path: path, Receivers: receivers})
-			if err != nil {
-				t.Fatal(err)
+			if same != nil {
+				path = same.(*Store).path
 			}
-			t.Cleanup(func() { _ = s.Close() })
-			if err := s.Migrate(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			return s
+			return openOutbox(t, Config{Path: path, Receivers: receivers, Payload: p})
 		},
 	})
+}
+
+// openOutbox opens a migrated store with cfg, closed when the test ends.
+func openOutbox(t *testing.T, cfg Config) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	if err := s.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // openMigrated opens a migrated store on path, closed when the test ends.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/plantstore/plantstore/adapters/internal/traceparent"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
@@ -14,7 +15,7 @@ import (
 // once. It returns once the write is committed to disk, under the same
 // rules as InsertIfAbsent.
 func (s *Store) UpdatePlant(ctx context.Context, id domain.ID, update application.Update) (domain.Plant, error) {
-	out, err := s.submit(ctx, write{kind: &updateKind, id: id, arg: update})
+	out, err := s.submit(ctx, write{kind: &updateKind, id: id, arg: update, trace: traceparent.From(ctx)})
 	switch {
 	case err != nil:
 		return domain.Plant{}, err
@@ -28,7 +29,7 @@ func (s *Store) UpdatePlant(ctx context.Context, id domain.ID, update applicatio
 // read, checked and deleted in the batch's transaction as UpdatePlant is,
 // and returns the plant deleted.
 func (s *Store) DeletePlantIf(ctx context.Context, id domain.ID, check application.Check) (domain.Plant, error) {
-	out, err := s.submit(ctx, write{kind: &deleteIfKind, id: id, arg: check})
+	out, err := s.submit(ctx, write{kind: &deleteIfKind, id: id, arg: check, trace: traceparent.From(ctx)})
 	switch {
 	case err != nil:
 		return domain.Plant{}, err
@@ -41,10 +42,10 @@ func (s *Store) DeletePlantIf(ctx context.Context, id domain.ID, check applicati
 // updateKind reads the stored plant, asks the update for the next one and
 // writes it when it differs: the one kind behind every write of one plant
 // but a create and a plain delete.
-var updateKind = writeKind{statements: []string{loadPlant, updatePlant, recordEvent}, apply: updateOne}
+var updateKind = writeKind{statements: []string{loadPlant, updatePlant, recordEvent, announceEnvelope}, apply: updateOne}
 
 // deleteIfKind reads the stored plant, asks the check and deletes it.
-var deleteIfKind = writeKind{statements: []string{loadPlant, deletePlant, recordEvent}, apply: deleteIfOne}
+var deleteIfKind = writeKind{statements: []string{loadPlant, deletePlant, recordEvent, announceEnvelope}, apply: deleteIfOne}
 
 func updateOne(tx *batchTx, w write) (writeOutcome, error) {
 	stored, out, err := loadForDecision(tx, w.id)
@@ -66,7 +67,7 @@ func updateOne(tx *batchTx, w write) (writeOutcome, error) {
 	if _, err := tx.stmt(updatePlant).ExecContext(tx.ctx, state); err != nil {
 		return writeOutcome{}, edgeError(fmt.Sprintf("update plant %d", w.id), err)
 	}
-	if err := tx.record(application.PlantChanged, w.id, state.Item.String); err != nil {
+	if err := tx.record(application.PlantChanged, w, state.Item.String); err != nil {
 		return writeOutcome{}, err
 	}
 	return writeOutcome{stored: next, done: true}, nil

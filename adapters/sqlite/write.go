@@ -26,6 +26,18 @@ type write struct {
 	rec  application.Record // a create's record
 	row  plantRow           // a create's row, rendered before it joins the batch, off the single writer
 	arg  any                // what a write of another kind carries, read by its kind: an update's function, a check
+	// trace is the traceparent of a write other than a create (a create's
+	// is in rec): its event's deliveries link to it.
+	trace string
+}
+
+// traceParent is the traceparent of the request that made w, "" when it
+// was not traced.
+func (w write) traceParent() string {
+	if w.trace != "" {
+		return w.trace
+	}
+	return w.rec.TraceParent
 }
 
 // createWrite is the create of rec.
@@ -68,7 +80,9 @@ func (s *Store) InsertIfAbsent(ctx context.Context, rec application.Record) (dom
 // was one. It returns once the deletion is committed to disk, under the same
 // rules as InsertIfAbsent.
 func (s *Store) DeletePlant(ctx context.Context, id domain.ID) (bool, error) {
-	out, err := s.submit(ctx, deleteWrite(id))
+	w := deleteWrite(id)
+	w.trace = traceparent.From(ctx)
+	out, err := s.submit(ctx, w)
 	return out.done, err
 }
 

@@ -28,11 +28,12 @@ type writeKind struct {
 }
 
 // createKind inserts a plant unless its id exists, and announces what it
-// inserts to every receiver in the same transaction.
-var createKind = writeKind{statements: []string{insertPlant, loadPlant, announcePlant, recordEvent}, apply: insertOne}
+// inserts to every receiver in the same transaction: the plant with the
+// plant payload, its event with the event payload (record).
+var createKind = writeKind{statements: []string{insertPlant, loadPlant, announcePlant, recordEvent, announceEnvelope}, apply: insertOne}
 
 // deleteKind removes a plant.
-var deleteKind = writeKind{statements: []string{deletePlant, recordEvent}, apply: deleteOne}
+var deleteKind = writeKind{statements: []string{deletePlant, recordEvent, announceEnvelope}, apply: deleteOne}
 
 // The statements on one plant, their column lists taken from plantRow and
 // their arguments bound from one by name. A write of the plant after its
@@ -57,10 +58,10 @@ func insertOne(tx *batchTx, w write) (writeOutcome, error) {
 	if n, err := res.RowsAffected(); err != nil {
 		return writeOutcome{}, edgeError("insert", err)
 	} else if n == 1 {
-		if err := tx.record(application.PlantCreated, p.ID(), w.row.Item.String); err != nil {
+		if err := tx.record(application.PlantCreated, w, w.row.Item.String); err != nil {
 			return writeOutcome{}, err
 		}
-		if len(tx.store.receivers) > 0 {
+		if len(tx.store.receivers) > 0 && !tx.store.envelopes {
 			if err := tx.store.announceOne(tx.ctx, tx.stmt(announcePlant), w.rec, w.row.Item.String); err != nil {
 				return writeOutcome{}, err
 			}
@@ -99,7 +100,7 @@ func deleteOne(tx *batchTx, w write) (writeOutcome, error) {
 	if err != nil {
 		return writeOutcome{}, err
 	}
-	if err := tx.record(application.PlantDeleted, w.id, string(item)); err != nil {
+	if err := tx.record(application.PlantDeleted, w, string(item)); err != nil {
 		return writeOutcome{}, err
 	}
 	return writeOutcome{done: true}, nil

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/plantstore/plantstore/adapters/postgres"
+	"github.com/plantstore/plantstore/application"
 )
 
 // postgresSettings are the PostgreSQL store's: its pool and its patience.
@@ -64,6 +65,7 @@ func openPostgres(lc fx.Lifecycle, s *storeSettings, pg *postgresSettings, w *we
 		QueryTimeout:    s.QueryTimeout,
 		ConnectTimeout:  pg.StartupWait,
 		Receivers:       w.receivers(),
+		Payload:         application.Payload(w.Payload),
 		Logger:          log,
 		Pooler:          postgres.Pooler(pg.Pooler),
 	}

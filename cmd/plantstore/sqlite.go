@@ -8,6 +8,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/plantstore/plantstore/adapters/sqlite"
+	"github.com/plantstore/plantstore/application"
 )
 
 var sqliteModule = fx.Module("sqlite",
@@ -15,7 +16,7 @@ var sqliteModule = fx.Module("sqlite",
 )
 
 func openSQLite(lc fx.Lifecycle, s *storeSettings, w *webhookSettings, reg prometheus.Registerer) (*sqlite.Store, error) {
-	c := sqlite.Config{Path: s.DatabaseURL.sqlitePath(), Receivers: w.receivers()}
+	c := sqlite.Config{Path: s.DatabaseURL.sqlitePath(), Receivers: w.receivers(), Payload: application.Payload(w.Payload)}
 	c.Batch.MaxBatch = s.BatchMaxSize
 	c.Batch.MaxWait = s.BatchMaxWait
 	st, err := sqlite.Open(context.Background(), c)

@@ -20,11 +20,12 @@ import (
 	"github.com/plantstore/plantstore/application"
 )
 
-// webhookSettings are the new-plant webhook's. Without receivers and a
-// secret no event is kept or sent.
+// webhookSettings are the webhook's. Without receivers and a secret no
+// event is kept or sent.
 type webhookSettings struct {
-	URLs        receiverURLs   `flag:"webhook-urls" secret:"urls" help:"receivers of new-plant events: http:// or https:// URLs, comma-separated"`
+	URLs        receiverURLs   `flag:"webhook-urls" secret:"urls" help:"receivers of webhook events: http:// or https:// URLs, comma-separated"`
 	SecretFile  string         `flag:"webhook-secret-file" help:"file with the Standard Webhooks signing secret, whsec_ and base64"`
+	Payload     webhookPayload `flag:"webhook-payload" default:"plant" help:"what is announced: plant (new plants, the plant as the body) or event (every write, its event in the Standard Webhooks envelope)"`
 	MaxAge      time.Duration  `flag:"webhook-max-age" default:"72h" help:"age at which an undelivered event is marked failed, kept and logged"`
 	Timeout     time.Duration  `flag:"webhook-timeout" default:"10s" help:"longest a receiver may take to answer one attempt"`
 	Concurrency int            `flag:"webhook-concurrency" default:"16" check:"positive" help:"webhook attempts in flight at most, per receiver"`
@@ -67,6 +68,21 @@ func (s *webhookSettings) receivers() []string {
 	if on, _ := s.enabled(); on {
 		return s.URLs
 	}
+	return nil
+}
+
+// webhookPayload is which writes are announced, and with what body.
+type webhookPayload application.Payload
+
+func (p *webhookPayload) UnmarshalText(b []byte) error {
+	if string(b) == "" {
+		return errors.New("must be plant or event")
+	}
+	v, err := application.ParsePayload(string(b))
+	if err != nil {
+		return errors.New("must be plant or event")
+	}
+	*p = webhookPayload(v)
 	return nil
 }
 

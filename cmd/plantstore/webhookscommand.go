@@ -96,17 +96,23 @@ func withEventLog(ctx context.Context, command string, args []string, getenv fun
 	return errors.Join(runErr, app.Stop(ctx))
 }
 
-// printEvents writes one line per event.
+// printEvents writes one line per event. EVENT is the event of the feed
+// that an envelope carries (its type and id), "plant" for a new plant's
+// delivery of the plant payload.
 func printEvents(w io.Writer, events []application.EventStatus) {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tPLANT\tURL\tCREATED\tATTEMPTS\tNEXT\tLAST ERROR")
+	fmt.Fprintln(tw, "ID\tPLANT\tURL\tCREATED\tATTEMPTS\tNEXT\tEVENT\tLAST ERROR")
 	for _, e := range events {
 		next := e.NextAt.UTC().Format(time.RFC3339)
 		if e.Failed {
 			next = "failed"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%s\t%s\n", e.ID, e.PlantID, e.URL, e.CreatedAt.UTC().Format(time.RFC3339),
-			e.Attempts, next, e.LastError)
+		event := "plant"
+		if e.Type != "" {
+			event = fmt.Sprintf("%s:evt_%d", e.Type, e.Number)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%s\t%s\t%s\n", e.ID, e.PlantID, e.URL, e.CreatedAt.UTC().Format(time.RFC3339),
+			e.Attempts, next, event, e.LastError)
 	}
 	_ = tw.Flush()
 }
