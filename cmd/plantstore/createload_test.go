@@ -82,6 +82,20 @@ func (c *creator) post(body, requestID string) answer {
 	return exchange(c.t, c.client, c.contract, req)
 }
 
+// write sends one change or delete (method) of the plant id, with body as
+// a merge patch when it is not empty. It is safe for concurrent use.
+func (c *creator) write(method string, id int64, body string) answer {
+	req, err := http.NewRequest(method, fmt.Sprintf("%s/plants/%d", c.api, id), strings.NewReader(body))
+	if err != nil {
+		return answer{err: err}
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/merge-patch+json")
+	}
+	return exchange(c.t, c.client, c.contract, req)
+}
+
 // exchange sends req with client and reads the whole answer, checked
 // against contract when there is one.
 func exchange(t *testing.T, client *http.Client, contract *openapitest.Contract, req *http.Request) answer {

@@ -33,6 +33,7 @@ func TestServeHelpListsEverySettingOfTheContract(t *testing.T) {
 		"PLANTSTORE_WEBHOOK_URLS":        "none",
 		"PLANTSTORE_WEBHOOK_SECRET_FILE": "none",
 		"PLANTSTORE_WEBHOOK_MAX_AGE":     "72h",
+		"PLANTSTORE_WEBHOOK_PAYLOAD":     "plant",
 		"PLANTSTORE_DATABASE_POOLER":     "none",
 		"PLANTSTORE_MAX_CONNECTIONS":     "512",
 	} {

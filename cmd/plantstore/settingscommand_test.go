@@ -172,6 +172,7 @@ func TestSettingsRefusesWhatServeRefusesWithTheSameLine(t *testing.T) {
 		"malformed export headers":       with(aKey, "OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318", "OTEL_EXPORTER_OTLP_HEADERS", "Authorization: Bearer s3cr3t"),
 		"GOGC the runtime ignores":       with(aKey, "GOGC", "400%"),
 		"GOMEMLIMIT the runtime refuses": with(aKey, "GOMEMLIMIT", "100MB"),
+		"unknown webhook payload":        with(aKey, "PLANTSTORE_WEBHOOK_PAYLOAD", "envelope"),
 	} {
 		t.Run(name, func(t *testing.T) {
 			var lines [2]string

@@ -1,7 +1,13 @@
 package main
 
 import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"regexp"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -57,38 +63,150 @@ func crash(t *testing.T, p *process) {
 // killed process held end 4s after they were taken.
 var shortClaims = map[string]string{"PLANTSTORE_WEBHOOK_TIMEOUT": "2s"}
 
-// A SIGKILL right after acknowledged creates loses no event: the restarted
-// service announces every acknowledged plant.
+// A SIGKILL right after acknowledged writes loses no delivery: the
+// restarted service announces every acknowledged plant with the plant
+// payload, and every acknowledged create, change and delete, each its
+// event in its envelope, with the event payload.
 func TestWebhookEventsSurviveSIGKILL(t *testing.T) {
-	forEachStore(t, func(t *testing.T, db string) {
-		h := newHooks(t)
-		script, bringUp := webhooktest.DownUntilUp(503, 204)
-		r := h.receiver(t, webhooktest.Answering(script))
-		env := h.env(shortClaims, r.URL)
-		p := startProcess(t, db, env)
-		acked := acknowledged(1, 40, newCreator(t, p, 4))
-		crash(t, p)
-		bringUp()
-		startProcess(t, db, env)
-		r.WaitPlants(t, acked, 30*time.Second)
-	})
+	for _, payload := range []string{"plant", "event"} {
+		t.Run(payload, func(t *testing.T) {
+			forEachStore(t, func(t *testing.T, db string) {
+				h := newHooks(t)
+				script, bringUp := webhooktest.DownUntilUp(503, 204)
+				r := h.receiver(t, webhooktest.Answering(script))
+				env := h.env(shortClaims, r.URL)
+				if payload == "event" {
+					env["PLANTSTORE_WEBHOOK_PAYLOAD"] = payload
+				}
+				p := startProcess(t, db, env)
+				if payload == "plant" {
+					acked := acknowledged(1, 40, newCreator(t, p, 4))
+					crash(t, p)
+					bringUp()
+					startProcess(t, db, env)
+					r.WaitPlants(t, acked, 30*time.Second)
+					return
+				}
+				writes := acknowledgedWrites(1, 30, newCreator(t, p, 4))
+				crash(t, p)
+				bringUp()
+				startProcess(t, db, env)
+				waitEnvelopes(t, r, writes, 30*time.Second)
+			})
+		})
+	}
 }
 
-// Two replicas on one PostgreSQL database share the deliveries: every event
-// is delivered, and in normal operation none twice.
+// written is an acknowledged write as its event tells it: its type and the
+// plant's item after it (for a delete, the state it had).
+type written struct{ typ, item string }
+
+// acknowledgedWrites sends, for each plant first to last, four at a time,
+// its create, a change of its name, and, for every other plant, its
+// delete, each once the one before was acknowledged, and returns each
+// plant's acknowledged writes in order.
+func acknowledgedWrites(first, last int64, c *creator) map[int64][]written {
+	var (
+		mu     sync.Mutex
+		writes = map[int64][]written{}
+		wg     sync.WaitGroup
+	)
+	ids := make(chan int64)
+	for range 4 {
+		wg.Go(func() {
+			for id := range ids {
+				var done []written
+				created := plantFor(id)
+				changed := strings.Replace(created, fmt.Sprintf(`"name":"Plant %d"`, id), fmt.Sprintf(`"name":"Changed %d"`, id), 1)
+				if a := c.post(created, ""); a.status == 200 {
+					done = append(done, written{"plant.created", created})
+					if a := c.write(http.MethodPatch, id, fmt.Sprintf(`{"name":"Changed %d"}`, id)); a.status == 200 {
+						done = append(done, written{"plant.changed", changed})
+						if id%2 == 0 {
+							if a := c.write(http.MethodDelete, id, ""); a.status == 204 {
+								done = append(done, written{"plant.deleted", changed})
+							}
+						}
+					}
+				}
+				mu.Lock()
+				writes[id] = done
+				mu.Unlock()
+			}
+		})
+	}
+	for id := first; id <= last; id++ {
+		ids <- id
+	}
+	close(ids)
+	wg.Wait()
+	return writes
+}
+
+// waitEnvelopes waits at most within until r got, for every plant of
+// writes, the envelope of each of its writes (repeats, which at-least-once
+// delivery allows, carry the webhook-id of the first), and checks them: in
+// the order of their numbers, a plant's envelopes are its writes in the
+// order they were acknowledged, each with the plant's item byte for byte,
+// its event's id and type, and the commit time as the timestamp. Every
+// delivery verified with the Standard Webhooks reference library
+// (webhooktest), which rejects any other.
+func waitEnvelopes(t *testing.T, r *webhooktest.Receiver, writes map[int64][]written, within time.Duration) {
+	t.Helper()
+	want := 0
+	for _, w := range writes {
+		want += len(w)
+	}
+	require.Positive(t, want, "no write was acknowledged")
+	var byPlant map[int64][]webhooktest.Envelope
+	require.Eventually(t, func() bool {
+		envelopes, ids := r.Envelopes()
+		byPlant = map[int64][]webhooktest.Envelope{}
+		seen := map[string]webhooktest.Envelope{}
+		for i, e := range envelopes {
+			if first, again := seen[ids[i]]; again {
+				require.Equal(t, first, e, "a repeated delivery %s with another body", ids[i])
+				continue
+			}
+			seen[ids[i]] = e
+			var p struct{ ID int64 }
+			require.NoError(t, json.Unmarshal(e.Data.Plant, &p))
+			byPlant[p.ID] = append(byPlant[p.ID], e)
+		}
+		return len(seen) >= want
+	}, within, 20*time.Millisecond, "%d acknowledged writes, not all of them announced", want)
+	for id, ws := range writes {
+		got := byPlant[id]
+		slices.SortFunc(got, func(a, b webhooktest.Envelope) int { return cmp.Compare(a.Data.Number, b.Data.Number) })
+		require.Len(t, got, len(ws), "plant %d: envelopes %+v; want one per acknowledged write %+v", id, got, ws)
+		for i, w := range ws {
+			e := got[i]
+			require.True(t, e.Type == w.typ && e.Data.Type == w.typ && string(e.Data.Plant) == w.item &&
+				e.Data.ID == fmt.Sprintf("evt_%d", e.Data.Number) && e.Timestamp.Equal(e.Data.Time) && !e.Data.Time.IsZero(),
+				"plant %d, write %d: envelope %+v (plant %s); want %s of %s", id, i, e, e.Data.Plant, w.typ, w.item)
+		}
+	}
+}
+
+// Two replicas on one PostgreSQL database share the deliveries, of either
+// payload: every event is delivered, and in normal operation none twice.
 func TestTwoReplicasShareTheDeliveries(t *testing.T) {
-	db := pgtest.NewDatabase(t)
-	h := newHooks(t)
-	r := h.receiver(t)
-	env := h.env(nil, r.URL)
-	a, b := startProcess(t, db, env), startProcess(t, db, env)
-	acked := acknowledged(1, 200, newCreator(t, a, 4), newCreator(t, b, 4))
-	require.Zero(t, r.WaitPlants(t, acked, 30*time.Second), "events delivered more than once by two replicas in normal operation")
-	// Both took part.
-	delivered := regexp.MustCompile(`(?m)^plantstore_webhook_attempts_total\{outcome="delivered"\} ([1-9]\d*)$`)
-	byReplica := [][]string{delivered.FindStringSubmatch(scrape(a.admin)), delivered.FindStringSubmatch(scrape(b.admin))}
-	require.True(t, byReplica[0] != nil && byReplica[1] != nil, "deliveries by replica: %q; want both to share them", byReplica)
-	t.Logf("%d plants announced once each by two replicas (%s and %s)", len(acked), byReplica[0][1], byReplica[1][1])
+	for _, payload := range []string{"plant", "event"} {
+		t.Run(payload, func(t *testing.T) {
+			db := pgtest.NewDatabase(t)
+			h := newHooks(t)
+			r := h.receiver(t)
+			env := h.env(map[string]string{"PLANTSTORE_WEBHOOK_PAYLOAD": payload}, r.URL)
+			a, b := startProcess(t, db, env), startProcess(t, db, env)
+			acked := acknowledged(1, 200, newCreator(t, a, 4), newCreator(t, b, 4))
+			require.Zero(t, r.WaitPlants(t, acked, 30*time.Second), "events delivered more than once by two replicas in normal operation")
+			// Both took part.
+			delivered := regexp.MustCompile(`(?m)^plantstore_webhook_attempts_total\{outcome="delivered"\} ([1-9]\d*)$`)
+			byReplica := [][]string{delivered.FindStringSubmatch(scrape(a.admin)), delivered.FindStringSubmatch(scrape(b.admin))}
+			require.True(t, byReplica[0] != nil && byReplica[1] != nil, "deliveries by replica: %q; want both to share them", byReplica)
+			t.Logf("%d plants announced once each by two replicas (%s and %s)", len(acked), byReplica[0][1], byReplica[1][1])
+		})
+	}
 }
 
 // A replica killed while its attempts hang leaves its claims behind; once

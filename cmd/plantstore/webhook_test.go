@@ -17,6 +17,7 @@ import (
 	"github.com/plantstore/plantstore/adapters/tracing"
 	"github.com/plantstore/plantstore/adapters/tracing/otlptest"
 	"github.com/plantstore/plantstore/adapters/webhook/webhooktest"
+	"github.com/plantstore/plantstore/application"
 )
 
 // The worker's rules (retries, back-off, maximum age, slots, giving way,
@@ -201,6 +202,17 @@ func TestWebhookSettings(t *testing.T) {
 	_, err := load("PLANTSTORE_WEBHOOK_URLS", "http://a.example/hook, http://b.example/hook,http://a.example/hook")
 	require.ErrorContains(t, err, "PLANTSTORE_WEBHOOK_URLS")
 	require.ErrorContains(t, err, "http://a.example/hook twice")
+	// The payload is plant (v2) unless told event; nothing else.
+	for value, want := range map[string]application.Payload{"": application.PlantPayload, "plant": application.PlantPayload, "event": application.EventPayload} {
+		c, err := load("PLANTSTORE_WEBHOOK_PAYLOAD", value)
+		require.NoError(t, err, value)
+		require.Equal(t, want, application.Payload(c.Webhook.Payload), "PLANTSTORE_WEBHOOK_PAYLOAD=%q", value)
+	}
+	for _, bad := range []string{"Event", "events", "envelope", "plant,event"} {
+		_, err := load("PLANTSTORE_WEBHOOK_PAYLOAD", bad)
+		require.ErrorContains(t, err, "PLANTSTORE_WEBHOOK_PAYLOAD", bad)
+		require.ErrorContains(t, err, "must be plant or event", bad)
+	}
 }
 
 // webhooks listen verifies and prints the events the service sends it, one

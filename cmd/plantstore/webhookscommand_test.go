@@ -21,37 +21,43 @@ func runWebhooks(t *testing.T, db string, args ...string) (string, error) {
 }
 
 // An event that is not delivered within its maximum age fails, is kept and
-// counted; the operator lists them and redelivers them, by id or all.
+// counted; the operator lists them and redelivers them, by id or all, with
+// either payload: the list names the event an envelope carries.
 func TestWebhookEventsFailAndAreRedelivered(t *testing.T) {
-	forEachStore(t, func(t *testing.T, db string) {
-		h := newHooks(t)
-		script, bringUp := webhooktest.DownUntilUp(500, 200)
-		r := h.receiver(t, webhooktest.Answering(script))
-		s := startService(t, db, h.env(map[string]string{"PLANTSTORE_WEBHOOK_MAX_AGE": "500ms"}, r.URL))
-		s.create(t, `{"id":5,"name":"Fern"}`).expect(t, 200, "")
-		s.create(t, `{"id":6,"name":"Ivy"}`).expect(t, 200, "")
-		// The failure is counted when decided and in the outbox once settled.
-		var out string
-		require.Eventually(t, func() bool {
-			var err error
-			out, err = runWebhooks(t, db, "list", "--failed")
-			return err == nil && strings.Count(out, "\n") == 3
-		}, 15*time.Second, 50*time.Millisecond, "the events did not fail")
-		failed := strings.Split(out, "\n")[1]
-		require.True(t, strings.Contains(failed, "failed") && strings.Contains(failed, "500"), "webhooks list --failed:\n%s", out)
-		require.Contains(t, s.adminGet(t, "/metrics").body, "plantstore_webhook_events_failed_total 2", "the failures are not counted")
-		bringUp()
-		// Redelivered by id beside one that is not a failed event: the failed
-		// one is due again, the other is named and the command fails.
-		out, err := runWebhooks(t, db, "redeliver", "msg_unknown", strings.Fields(failed)[0], "msg_unknown")
-		require.True(t, err != nil && strings.HasSuffix(err.Error(), "left as they were: msg_unknown") && strings.HasPrefix(out, "1 failed events are due again"),
-			"webhooks redeliver of a failed and an unknown id: %v %s", err, out)
-		// Then every failed event: the one left.
-		out, err = runWebhooks(t, db, "redeliver", "--all")
-		require.NoError(t, err, "webhooks redeliver --all")
-		require.Equal(t, "1 failed events are due again\n", out)
-		r.WaitDeliveries(t, 2, 10*time.Second)
-	})
+	for payload, event := range map[string]string{"plant": " plant ", "event": " plant.created:evt_"} {
+		t.Run(payload, func(t *testing.T) {
+			forEachStore(t, func(t *testing.T, db string) {
+				h := newHooks(t)
+				script, bringUp := webhooktest.DownUntilUp(500, 200)
+				r := h.receiver(t, webhooktest.Answering(script))
+				s := startService(t, db, h.env(map[string]string{"PLANTSTORE_WEBHOOK_MAX_AGE": "500ms", "PLANTSTORE_WEBHOOK_PAYLOAD": payload}, r.URL))
+				s.create(t, `{"id":5,"name":"Fern"}`).expect(t, 200, "")
+				s.create(t, `{"id":6,"name":"Ivy"}`).expect(t, 200, "")
+				// The failure is counted when decided and in the outbox once settled.
+				var out string
+				require.Eventually(t, func() bool {
+					var err error
+					out, err = runWebhooks(t, db, "list", "--failed")
+					return err == nil && strings.Count(out, "\n") == 3
+				}, 15*time.Second, 50*time.Millisecond, "the events did not fail")
+				failed := strings.Split(out, "\n")[1]
+				require.True(t, strings.Contains(failed, "failed") && strings.Contains(failed, "500") && strings.Contains(failed, event),
+					"webhooks list --failed:\n%s", out)
+				require.Contains(t, s.adminGet(t, "/metrics").body, "plantstore_webhook_events_failed_total 2", "the failures are not counted")
+				bringUp()
+				// Redelivered by id beside one that is not a failed event: the failed
+				// one is due again, the other is named and the command fails.
+				out, err := runWebhooks(t, db, "redeliver", "msg_unknown", strings.Fields(failed)[0], "msg_unknown")
+				require.True(t, err != nil && strings.HasSuffix(err.Error(), "left as they were: msg_unknown") && strings.HasPrefix(out, "1 failed events are due again"),
+					"webhooks redeliver of a failed and an unknown id: %v %s", err, out)
+				// Then every failed event: the one left.
+				out, err = runWebhooks(t, db, "redeliver", "--all")
+				require.NoError(t, err, "webhooks redeliver --all")
+				require.Equal(t, "1 failed events are due again\n", out)
+				r.WaitDeliveries(t, 2, 10*time.Second)
+			})
+		})
+	}
 }
 
 func TestWebhooksRedeliverSaysWhatItNeeds(t *testing.T) {

@@ -210,11 +210,8 @@ type Envelope struct {
 		Type   string    `json:"type"`
 		Number int64     `json:"number"`
 		Time   time.Time `json:"time"`
-		Plant  struct {
-			ID   int64   `json:"id"`
-			Name string  `json:"name"`
-			Tag  *string `json:"tag"`
-		} `json:"plant"`
+		// Plant is the plant's JSON as it came, byte for byte.
+		Plant json.RawMessage `json:"plant"`
 	} `json:"data"`
 }
 
