@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -132,23 +133,42 @@ func (s *store) fillOutbox(ctx context.Context, url string, n int) error {
 	return nil
 }
 
-// clearOutbox removes every event, those a previous cell left undelivered
-// included, so that no cell delivers another's. TRUNCATE leaves PostgreSQL
-// no dead rows to vacuum during the next window.
+// clearOutbox removes every event, of either payload, those a previous cell
+// left undelivered included, so that no cell delivers another's. TRUNCATE
+// leaves PostgreSQL no dead rows to vacuum during the next window.
 func (s *store) clearOutbox(ctx context.Context) error {
-	q := "DELETE FROM webhook_events"
-	if s.kind == "postgres" {
-		q = "TRUNCATE webhook_events"
-		packed, err := s.packed(ctx)
+	tables := []string{"webhook_events"}
+	for _, t := range []string{"webhook_event_batches", "webhook_envelopes", "webhook_envelope_batches"} {
+		ok, err := s.hasTable(ctx, t) // a build given with -bin may predate it
 		if err != nil {
 			return fmt.Errorf("clear the outbox of %s: %w", s.kind, err)
 		}
-		if packed {
-			q += ", webhook_event_batches"
+		if ok {
+			tables = append(tables, t)
 		}
 	}
-	if _, err := s.db.ExecContext(ctx, q); err != nil {
-		return fmt.Errorf("clear the outbox of %s: %w", s.kind, err)
+	qs := []string{"TRUNCATE " + strings.Join(tables, ", ")}
+	if s.kind != "postgres" {
+		qs = qs[:0]
+		for _, t := range tables {
+			qs = append(qs, "DELETE FROM "+t)
+		}
+	}
+	for _, q := range qs {
+		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("clear the outbox of %s: %w", s.kind, err)
+		}
 	}
 	return nil
+}
+
+// hasTable reports whether the store's schema has the table.
+func (s *store) hasTable(ctx context.Context, table string) (bool, error) {
+	q := "SELECT to_regclass($1) IS NOT NULL"
+	if s.kind != "postgres" {
+		q = "SELECT count(*) > 0 FROM sqlite_schema WHERE type = 'table' AND name = ?"
+	}
+	var ok bool
+	err := s.db.QueryRowContext(ctx, q, table).Scan(&ok)
+	return ok, err
 }

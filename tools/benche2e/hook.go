@@ -16,28 +16,38 @@ import (
 	"github.com/plantstore/plantstore/adapters/webhook"
 )
 
-// withWebhook adds the new-plant webhook's scenarios to the plant ones:
-// create+hook is create with one receiver configured, compared with the
-// same INSERT reference, so that its ratio shows what announcing costs;
-// lag and deliver measure the delivery itself and have no reference.
+// withWebhook adds the webhook's scenarios to the plant ones: create+hook,
+// change+hook and delete+hook are create, change and delete with one
+// receiver configured, each compared with the same reference as the write
+// alone, so that its ratio shows what announcing costs (with the plant
+// payload only creates announce; -variant measures both payloads side by
+// side, PLANTSTORE_WEBHOOK_PAYLOAD=plant and =event); lag and deliver
+// measure the delivery itself and have no reference.
 func withWebhook(plain []scenario) []scenario {
-	hooked := plain[slices.IndexFunc(plain, func(sc scenario) bool { return sc.name == "create" })]
-	hooked.name, hooked.hook, hooked.refOp = "create+hook", true, "create"
-	lag := hooked
+	hooked := func(name string) scenario {
+		sc := plain[slices.IndexFunc(plain, func(sc scenario) bool { return sc.name == name })]
+		sc.name, sc.hook, sc.refOp = name+"+hook", true, name
+		return sc
+	}
+	create := hooked("create")
+	lag := create
 	lag.name, lag.measure = "lag", (*bench).lag
-	return append(plain, hooked, lag, scenario{name: "deliver", hook: true, measure: (*bench).deliver})
+	return append(plain, create, hooked("change"), hooked("delete"), lag, scenario{name: "deliver", hook: true, measure: (*bench).deliver})
 }
 
 // receiver is the webhook receiver of the whole run, in this process: it
-// verifies every event as a real receiver would (webhook.NewReceiver,
-// HMAC-SHA256 included) and keeps when each plant was first announced.
-// Its CPU is read apart from the load's where the load is another process.
+// verifies every delivery as a real receiver would (webhook.NewReceiver,
+// HMAC-SHA256 included), of either payload, and keeps when each plant was
+// first announced (a new plant, or its plant.created event) and when each
+// other event (a change's, a delete's) first arrived. Its CPU is read apart
+// from the load's where the load is another process.
 type receiver struct {
 	url string
 	srv *http.Server
 
 	mu      sync.Mutex
-	arrived map[int64]time.Time // plant id → first arrival
+	arrived map[int64]time.Time // plant id → first arrival of its create
+	events  map[int64]time.Time // event number → first arrival of a change or a delete
 	latest  time.Time           // the latest first arrival
 }
 
@@ -60,7 +70,7 @@ func startReceiver(dir string) (*receiver, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	r := &receiver{url: "http://" + l.Addr().String() + "/hook", arrived: map[int64]time.Time{}}
+	r := &receiver{url: "http://" + l.Addr().String() + "/hook", arrived: map[int64]time.Time{}, events: map[int64]time.Time{}}
 	r.srv = &http.Server{Handler: webhook.NewReceiver(secret, r.deliver), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := r.srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -70,13 +80,17 @@ func startReceiver(dir string) (*receiver, string, error) {
 	return r, file, nil
 }
 
-// deliver records an event; a repeat (at-least-once delivery) keeps the
+// deliver records a delivery; a repeat (at-least-once delivery) keeps the
 // first arrival.
 func (r *receiver) deliver(d webhook.Delivery) {
 	now := time.Now()
+	firsts, key := r.arrived, int64(d.Plant.ID())
+	if d.Type != "" && d.Type != "plant.created" {
+		firsts, key = r.events, d.Number
+	}
 	r.mu.Lock()
-	if _, dup := r.arrived[int64(d.Plant.ID())]; !dup {
-		r.arrived[int64(d.Plant.ID())] = now
+	if _, dup := firsts[key]; !dup {
+		firsts[key] = now
 		r.latest = now
 	}
 	r.mu.Unlock()
@@ -86,6 +100,7 @@ func (r *receiver) deliver(d webhook.Delivery) {
 func (r *receiver) reset() {
 	r.mu.Lock()
 	clear(r.arrived)
+	clear(r.events)
 	r.latest = time.Time{}
 	r.mu.Unlock()
 }
@@ -98,21 +113,24 @@ func (r *receiver) arrival(id int64) (time.Time, bool) {
 	return t, ok
 }
 
-// count returns the plants announced so far, and the latest first arrival.
+// count returns the plants and other events announced so far, and the
+// latest first arrival.
 func (r *receiver) count() (int, time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.arrived), r.latest
+	return len(r.arrived) + len(r.events), r.latest
 }
 
-// countIn returns the plants first announced inside w.
+// countIn returns the plants and other events first announced inside w.
 func (r *receiver) countIn(w window) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := 0
-	for _, t := range r.arrived {
-		if w.contains(t) {
-			n++
+	for _, firsts := range []map[int64]time.Time{r.arrived, r.events} {
+		for _, t := range firsts {
+			if w.contains(t) {
+				n++
+			}
 		}
 	}
 	return n
@@ -122,7 +140,7 @@ func (r *receiver) close() { _ = r.srv.Close() }
 
 // hookProgress is what a webhook cell adds to its progress line: the
 // events its receiver got in the window per second, which shows whether the
-// deliveries keep up with the creates; for lag also what the table's
+// deliveries keep up with the writes; for lag also what the table's
 // webhook column shows.
 func hookProgress(c *cell, s *sample) string {
 	if !c.sc.hook {

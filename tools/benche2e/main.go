@@ -5,11 +5,12 @@
 // durability settings. Each operation (create, get, list, list-tag, delete,
 // ...) is one scenario; the service is loaded over HTTP, at fixed
 // concurrency (-conns, by wrk) or at a fixed rate (-rate, an open loop by
-// vegeta). Three more measure the new-plant webhook with a receiver this
-// tool runs: creates that announce every plant (create+hook, against the
-// create reference), the lag from a create's answer to its event at a
-// steady rate (lag), and the highest rate one replica delivers a filled
-// outbox at (deliver).
+// vegeta). More measure the webhook with a receiver this tool runs: writes
+// with a receiver configured (create+hook, change+hook and delete+hook,
+// against the references of the write; with -variant for each webhook
+// payload, which announces creates only, or every write), the lag from a
+// create's answer to its event at a steady rate (lag), and the highest rate
+// one replica delivers a filled outbox at (deliver).
 // With -pgbouncer, every service cell on PostgreSQL is measured once more
 // through a PgBouncer in transaction mode that the run starts.
 //
@@ -116,7 +117,7 @@ func parseOptions(args []string) (options, error) {
 	counts(fs, &o.sqliteConns, "sqlite-conns", "the same on the embedded store (default as -conns)")
 	counts(fs, &o.pgbenchClients, "pgbench-clients", "pgbench clients; the first is the reference of the ratio (default 16)")
 	counts(fs, &o.rates, "rate", "requests per second of open-loop service cells, besides the closed-loop ones")
-	fs.Func("preload", "plants 1..N loaded before the first round (default 1000000 when get, get-not-modified, get-refused, list, list-tag, change or delete is measured, else 0)", func(v string) (err error) {
+	fs.Func("preload", "plants 1..N loaded before the first round (default 1000000 when get, get-not-modified, get-refused, list, list-tag, change, delete or their +hook is measured, else 0)", func(v string) (err error) {
 		if o.preload, err = strconv.ParseInt(v, 10, 64); err == nil && o.preload < 0 {
 			err = errors.New("want a count of plants")
 		}
@@ -161,11 +162,11 @@ func parseOptions(args []string) (options, error) {
 		o.sqliteConns = o.conns
 	}
 	reads := slices.ContainsFunc(o.ops, func(op string) bool {
-		return slices.Contains([]string{"get", "get-not-modified", "get-refused", "list", "list-tag", "change"}, op)
+		return slices.Contains([]string{"get", "get-not-modified", "get-refused", "list", "list-tag", "change", "change+hook"}, op)
 	})
 	if o.preload < 0 {
 		o.preload = 0
-		if reads || slices.Contains(o.ops, "delete") {
+		if reads || slices.Contains(o.ops, "delete") || slices.Contains(o.ops, "delete+hook") {
 			o.preload = 1_000_000
 		}
 	}
@@ -177,7 +178,7 @@ func parseOptions(args []string) (options, error) {
 	case o.lagRate < 1 || o.lagDuration < time.Second || o.lagDrain < 0 || o.deliverEvents < 5:
 		return o, errors.New("-lag-rate must be positive, -deliver-events at least 5, -lag-duration at least 1s and -lag-drain not negative")
 	case reads && o.preload < listLimit:
-		return o, fmt.Errorf("get, get-not-modified, get-refused, list, list-tag and change need -preload of at least %d", listLimit)
+		return o, fmt.Errorf("get, get-not-modified, get-refused, list, list-tag, change and change+hook need -preload of at least %d", listLimit)
 	case len(o.pgbenchClients) == 0:
 		return o, errors.New("-pgbench-clients: want at least one")
 	}

@@ -26,7 +26,7 @@ func TestParseOptions(t *testing.T) {
 		t.Errorf("creates alone: preload %d, conns %v, stores %v; want 0, each scenario's own, both", o.preload, o.conns, o.stores)
 	}
 	o, _ = parseOptions(nil)
-	if want := []string{"create", "get", "get-not-modified", "get-refused", "list", "events", "list-tag", "change", "delete", "create+hook", "lag", "deliver"}; !slices.Equal(o.ops, want) {
+	if want := []string{"create", "get", "get-not-modified", "get-refused", "list", "events", "list-tag", "change", "delete", "create+hook", "change+hook", "delete+hook", "lag", "deliver"}; !slices.Equal(o.ops, want) {
 		t.Errorf("default ops %v, want %v", o.ops, want)
 	}
 	if !slices.Equal(o.refs, []string{"pgbench", "peer", "floor"}) || o.peerDir != "../shared/tools/peer" {
@@ -39,6 +39,11 @@ func TestParseOptions(t *testing.T) {
 	if o.lagRate != 2000 || o.lagDuration != 30*time.Second || o.lagDrain != 5*time.Second || o.deliverEvents != 60000 {
 		t.Errorf("webhook defaults: lag %d/s for %s, drain %s, %d events", o.lagRate, o.lagDuration, o.lagDrain, o.deliverEvents)
 	}
+	for _, ops := range []string{"change+hook", "delete+hook"} {
+		if o, err := parseOptions([]string{"-ops", ops}); err != nil || o.preload != 1_000_000 {
+			t.Errorf("-ops %s: %v, preload %d; want the plants it writes preloaded", ops, err, o.preload)
+		}
+	}
 	o, err = parseOptions(strings.Fields("-ops create+hook,lag,deliver -lag-rate 500 -lag-duration 3s -lag-drain 0s -deliver-events 5000"))
 	if err != nil || o.preload != 0 || o.lagRate != 500 || o.lagDuration != 3*time.Second || o.lagDrain != 0 || o.deliverEvents != 5000 {
 		t.Errorf("webhook flags: %v, %+v", err, o)
@@ -49,7 +54,7 @@ func TestParseOptionsRefuses(t *testing.T) {
 	for _, args := range []string{
 		"-ops create,update", "-stores mysql", "-conns 0", "-rate x", "-env HOME=/", "-variant :GOGC=1",
 		"-variant v:PATH=/", "-duration 10ms", "-ops list -preload 50", "-preload -1", "extra",
-		"-ops create+hook,lags", "-refs pgbench,wrk", "-ops list-tag -preload 99", "-lag-rate 0", "-lag-duration 10ms", "-lag-drain -1s", "-deliver-events 4",
+		"-ops create+hook,lags", "-refs pgbench,wrk", "-ops list-tag -preload 99", "-ops change+hook -preload 99", "-lag-rate 0", "-lag-duration 10ms", "-lag-drain -1s", "-deliver-events 4",
 	} {
 		if _, err := parseOptions(strings.Fields(args)); err == nil {
 			t.Errorf("%s: accepted", args)

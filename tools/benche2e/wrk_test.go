@@ -61,13 +61,14 @@ func TestWrkSendsTheScenariosRequests(t *testing.T) {
 	}))
 	defer srv.Close()
 	b := &bench{o: options{preload: 1000, duration: time.Second}, token: "tok", dir: t.TempDir()}
-	for _, sc := range scenarios {
+	for i, sc := range scenarios {
 		if sc.measure != nil {
 			continue // no closed loop: lag is open, deliver has no load
 		}
 		c := &cell{sc: sc, conns: 4}
+		first := int64(i+1) << 40 // each consuming cell's range of its own, as newCells gives them
 		if sc.consumes {
-			c.ids = newIDRange(1 << 40)
+			c.ids = newIDRange(first)
 		}
 		if sc.feed {
 			c.store = &store{cursors: []string{"c1", "c2"}}
@@ -83,7 +84,7 @@ func TestWrkSendsTheScenariosRequests(t *testing.T) {
 		// the thread count times the most any thread took: a little more
 		// than the requests, never less.
 		if sc.consumes {
-			if used := c.ids.next.Load() - 1<<40; used < int64(s.completed) || used > int64(s.completed)*3/2 {
+			if used := c.ids.next.Load() - first; used < int64(s.completed) || used > int64(s.completed)*3/2 {
 				t.Errorf("%s: %d requests took %d ids of the range", sc.name, s.completed, used)
 			}
 		}
