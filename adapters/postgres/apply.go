@@ -44,10 +44,16 @@ func (s *Store) applyOnce(ctx context.Context, ws []write, pending []int, res []
 	for _, kd := range kinds {
 		args = append(args, kd.args(s, byKind[kd])...)
 	}
+	announcing := silent
 	if announce {
-		args = append(args, s.receivers, traces.array())
+		announcing = untraced
+		args = append(args, s.receivers)
+		if traces.any {
+			announcing = traced
+			args = append(args, traces.array())
+		}
 	}
-	stmt, err := s.stmts.get(ctx, s.db, batchStatement(set, kinds, announce))
+	stmt, err := s.stmts.get(ctx, s.db, batchStatement(set, kinds, announcing))
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
 
@@ -118,4 +119,50 @@ func BenchmarkSingleUpdate(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkAnnouncedWrites measures changes and deletes of random stored
+// plants, as BenchmarkChangePlant does, with one receiver configured and
+// each payload: with the plant payload they announce nothing, with the
+// event payload each statement also packs its events into a row of
+// webhook_envelope_batches. No dispatcher runs, so the figures are the
+// writes' own. Run the payloads alternately (-count) on a busy machine.
+func BenchmarkAnnouncedWrites(b *testing.B) {
+	for _, op := range []string{"change", "delete"} {
+		for _, payload := range []application.Payload{application.PlantPayload, application.EventPayload} {
+			b.Run(op+"/"+string(payload), func(b *testing.B) {
+				s, _ := newStore(b, func(c *Config) { c.Receivers, c.Payload = []string{"http://receiver.example/hook"}, payload })
+				preload(b, s)
+				if op == "delete" {
+					// Every delete removes a plant: enough of them for any b.N.
+					if _, err := s.db.Exec(`INSERT INTO plants (id, name, tag, created_by, created_at)
+						SELECT id, 'Monstera deliciosa', 'indoor', 'preload', now() FROM generate_series($1::bigint, $2::bigint) AS id`,
+						benchPlants+1, benchPlants+b.N+1); err != nil {
+						b.Fatal(err)
+					}
+				}
+				name := record(b, 1, "Monstera adansonii", "").Plant.Name()
+				var next atomic.Int64
+				b.ReportAllocs()
+				b.SetParallelism(16)
+				b.ResetTimer()
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						var err error
+						if op == "change" {
+							_, err = s.UpdatePlant(context.Background(), domain.ID(1+rand.Int64N(benchPlants)), func(p domain.Plant) (domain.Plant, error) {
+								return p.WithName(name), nil
+							})
+						} else {
+							_, err = s.DeletePlant(context.Background(), domain.ID(benchPlants+next.Add(1)))
+						}
+						if err != nil {
+							b.Errorf("%s: %v", op, err)
+							return
+						}
+					}
+				})
+			})
+		}
+	}
 }

@@ -36,11 +36,5 @@ func (l *traceList) add(tp string) {
 	l.any = l.any || tp != ""
 }
 
-// array is the text[] of the traceparents, NULL for an untraced write; nil
-// (SQL NULL) when none is traced, as with tracing off.
-func (l *traceList) array() any {
-	if !l.any {
-		return nil
-	}
-	return textArray(l.parents, l.traced)
-}
+// array is the text[] of the traceparents, NULL for an untraced write.
+func (l *traceList) array() string { return textArray(l.parents, l.traced) }

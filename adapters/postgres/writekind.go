@@ -108,29 +108,45 @@ const eventColumns = "number, type, plant_id, item"
 // receiver, as createKind's announced does with the plant payload. Each
 // event keeps its type, its number, its plant and the plant's item; the
 // row's created_at is the transaction's time, the events' own (plant_events'
-// default). An event keeps the traceparent of its write: %[3]s holds them,
-// NULL for an untraced write, in the order of the plant ids of $1 (each id
-// is written once in a statement), or is NULL when none is traced.
+// default). The aggregates of one GROUP BY read the rows in the same order,
+// so the arrays stay parallel.
 const envelopes = `envelopes AS (
     INSERT INTO webhook_envelope_batches (url, created_at, event_ids, types, numbers, plant_ids, items, trace_parents)
     SELECT r.url, now(), array_agg('msg_' || replace(gen_random_uuid()::text, '-', '')),
-           array_agg(e.type), array_agg(e.number), array_agg(e.plant_id), array_agg(e.item),
-           CASE WHEN %[3]s::text[] IS NOT NULL THEN array_agg(t.trace_parent) END
-    FROM (%[1]s) AS e
-    LEFT JOIN unnest($1::bigint[], %[3]s::text[]) AS t (plant_id, trace_parent) USING (plant_id)
+           array_agg(e.type), array_agg(e.number), array_agg(e.plant_id), array_agg(e.item), %[3]s
+    FROM (%[1]s) AS e%[4]s
     CROSS JOIN unnest(%[2]s::text[]) AS r (url)
     GROUP BY r.url
 )`
 
+// tracedEnvelopes are the parts of envelopes that keep, with each event, the
+// traceparent of its write, when a write of the statement is traced: %[1]s
+// holds them, NULL for an untraced write, in the order of the plant ids of
+// $1 (each id is written once in a statement). A statement of untraced
+// writes (every one, with tracing off) neither takes nor joins them.
+const (
+	tracedParents = `array_agg(t.trace_parent)`
+	tracedJoin    = `
+    LEFT JOIN unnest($1::bigint[], %[1]s::text[]) AS t (plant_id, trace_parent) USING (plant_id)`
+	untracedParents = `NULL::text[]`
+)
+
+// announcement says whether a statement announces its events (the event
+// payload), and whether it keeps traceparents with them.
+type announcement uint
+
+const (
+	silent announcement = iota
+	untraced
+	traced
+)
+
 // batchStatement returns the statement that applies the writes of kinds,
 // given in the order of their bits, whose bits make set. Its $1 is the ids
-// of lockPlants; the kinds' parameters follow, and, when announce is set
-// (the event payload), the receivers and the traceparents of envelopes.
-func batchStatement(set uint, kinds []*writeKind, announce bool) string {
-	key := set
-	if announce {
-		key |= announcing
-	}
+// of lockPlants; the kinds' parameters follow, and, when it announces, the
+// receivers of envelopes, then, when traced, the traceparents.
+func batchStatement(set uint, kinds []*writeKind, announce announcement) string {
+	key := set | uint(announce)<<announcing
 	if text, ok := composed.Load(key); ok {
 		return text.(string)
 	}
@@ -149,21 +165,25 @@ func batchStatement(set uint, kinds []*writeKind, announce bool) string {
 		answers = append(answers, renumber(k.answers))
 		params += most
 	}
-	if announce {
+	if announce != silent {
 		var stored []string
 		for _, k := range kinds {
 			if k.events != "" {
 				stored = append(stored, "SELECT "+eventColumns+" FROM "+k.events)
 			}
 		}
+		parents, join := untracedParents, ""
+		if announce == traced {
+			parents, join = tracedParents, fmt.Sprintf(tracedJoin, "$"+strconv.Itoa(params+2))
+		}
 		ctes = append(ctes, fmt.Sprintf(envelopes, strings.Join(stored, " UNION ALL "),
-			"$"+strconv.Itoa(params+1), "$"+strconv.Itoa(params+2)))
+			"$"+strconv.Itoa(params+1), parents, join))
 	}
 	text := "WITH " + strings.Join(ctes, ",\n") + "\n" + strings.Join(answers, "\nUNION ALL\n")
 	composed.Store(key, text)
 	return text
 }
 
-// announcing marks, in composed's keys, the statements of the event
-// payload: above every kind's bit.
-const announcing = 1 << 16
+// announcing places, in composed's keys, a statement's announcement above
+// every kind's bit.
+const announcing = 16

@@ -24,9 +24,9 @@ func TestKindsComposeIntoOneStatement(t *testing.T) {
 		}
 		bits[w.kind.bit] = true
 	}
-	for _, announce := range []bool{false, true} {
+	for _, announce := range []announcement{silent, untraced, traced} {
 		store := &Store{}
-		if announce {
+		if announce != silent {
 			store.cfg.Payload = application.EventPayload
 		}
 		for set := 1; set < 1<<len(samples); set++ {
@@ -40,8 +40,11 @@ func TestKindsComposeIntoOneStatement(t *testing.T) {
 					args += len(w.kind.args(store, []write{w}))
 				}
 			}
-			if announce {
-				args += 2 // the receivers and the traceparents of envelopes
+			switch announce {
+			case untraced:
+				args++ // the receivers of envelopes
+			case traced:
+				args += 2 // and the traceparents
 			}
 			text := batchStatement(bitset, kinds, announce)
 			most := 0
@@ -50,7 +53,7 @@ func TestKindsComposeIntoOneStatement(t *testing.T) {
 				most = max(most, n)
 			}
 			if most != args || !strings.HasPrefix(text, "WITH locks AS (") || strings.Count(text, "UNION ALL") < len(kinds)-1 ||
-				strings.Contains(text, "envelopes AS (") != announce {
+				strings.Contains(text, "envelopes AS (") != (announce != silent) || strings.Contains(text, "AS t (plant_id, trace_parent)") != (announce == traced) {
 				t.Errorf("kinds %v, announcing %v: statement with %d parameters for %d arguments:\n%s", bitset, announce, most, args, text)
 			}
 		}
