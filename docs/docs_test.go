@@ -40,8 +40,8 @@ func contract(t *testing.T) (*openapi3.T, routers.Router) {
 
 func TestDocumentIsValidOpenAPI(t *testing.T) {
 	doc, _ := contract(t)
-	if doc.OpenAPI != "3.0.3" {
-		t.Errorf("openapi = %q, want 3.0.3", doc.OpenAPI)
+	if doc.OpenAPI != "3.1.0" {
+		t.Errorf("openapi = %q, want 3.1.0", doc.OpenAPI)
 	}
 	if doc.Info.Title != "Plant Store" || doc.Info.Version != "1.0.0" {
 		t.Errorf("info = %q %q, want Plant Store 1.0.0", doc.Info.Title, doc.Info.Version)
@@ -352,5 +352,46 @@ func TestEveryRequestBodyHasAnExample(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The webhooks section (OpenAPI 3.1) declares both payloads: newPlant, the
+// plant's body, and plantEvent, an event's envelope whose data is the
+// feed's Event, each a POST with the three Standard Webhooks headers,
+// required, the same for both.
+func TestWebhooksDeclareBothPayloads(t *testing.T) {
+	doc, _ := contract(t)
+	if len(doc.Extensions) > 0 && doc.Extensions["x-webhooks"] != nil {
+		t.Error("x-webhooks is left: the webhooks section replaces it")
+	}
+	bodies := map[string]string{"newPlant": "#/components/schemas/PlantItem", "plantEvent": "#/components/schemas/EventEnvelope"}
+	if len(doc.Webhooks) != len(bodies) {
+		t.Fatalf("webhooks %v; want %v", doc.Webhooks, bodies)
+	}
+	for name, body := range bodies {
+		item := doc.Webhooks[name]
+		if item == nil || item.Post == nil || len(item.Operations()) != 1 {
+			t.Fatalf("webhooks.%s: want one POST", name)
+		}
+		mt := item.Post.RequestBody.Value.Content.Get("application/json")
+		if mt == nil || mt.Schema.Ref != body {
+			t.Errorf("webhooks.%s: body %+v; want %s", name, mt, body)
+		}
+		var headers []string
+		for _, p := range item.Post.Parameters {
+			if p.Value.In == openapi3.ParameterInHeader && p.Value.Required {
+				headers = append(headers, p.Value.Name)
+			}
+		}
+		if strings.Join(headers, " ") != "webhook-id webhook-timestamp webhook-signature" {
+			t.Errorf("webhooks.%s: required headers %v", name, headers)
+		}
+	}
+	envelope := doc.Components.Schemas["EventEnvelope"].Value
+	if data := envelope.Properties["data"]; data == nil || data.Value != doc.Components.Schemas["Event"].Value {
+		t.Errorf("EventEnvelope.data is not the Event")
+	}
+	if strings.Join(envelope.Required, " ") != "type timestamp data" {
+		t.Errorf("EventEnvelope requires %v", envelope.Required)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/docs/openapitest"
 	"github.com/plantstore/plantstore/domain"
 )
 
@@ -192,5 +193,31 @@ func TestReceiverRefusesBadEnvelopes(t *testing.T) {
 	}
 	if len(l.got) != 0 {
 		t.Errorf("refused envelopes were delivered: %+v", l.got)
+	}
+}
+
+// What the sender posts, of either payload, is what the OpenAPI document's
+// webhooks section declares: newPlant's body, or plantEvent's envelope of
+// the feed's Event, each with its headers.
+func TestDeliveriesAreTheDocumentsWebhooks(t *testing.T) {
+	contract := openapitest.Load(t)
+	rc := newReceiver(t, nil)
+	s := newSender(t, Config{})
+	fern := mustPlant(t, 7, "Fern \"2\"", ptr("green"))
+	at := time.Now()
+	for _, e := range []application.Event{
+		eventOf("msg_0", rc.URL, fern),
+		envelopeOf("msg_1", rc.URL, application.PlantCreated, 1, at, fern),
+		envelopeOf("msg_2", rc.URL, application.PlantChanged, 2, at, mustPlant(t, 7, "Moss", nil)),
+		envelopeOf("msg_3", rc.URL, application.PlantDeleted, 3, at, mustPlant(t, 7, "Moss", nil)),
+	} {
+		if err := s.Send(context.Background(), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	for _, got := range rc.got {
+		contract.CheckWebhookRequest(t, got.header, got.body)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -183,36 +184,66 @@ func clip(b []byte) string {
 	return string(b)
 }
 
-// CheckWebhook fails t unless body is a new-plant event the document's
-// x-webhooks section allows: the schema its request body refers to.
+// CheckWebhook fails t unless body is a delivery the document's webhooks
+// section allows: a new plant (newPlant) or, when it has data, an event's
+// envelope (plantEvent), each against the schema its request body refers
+// to.
 func (c *Contract) CheckWebhook(t testing.TB, body []byte) {
 	t.Helper()
-	var hooks map[string]struct {
-		Post struct {
-			RequestBody struct {
-				Content map[string]struct {
-					Schema struct {
-						Ref string `json:"$ref"`
-					} `json:"schema"`
-				} `json:"content"`
-			} `json:"requestBody"`
-		} `json:"post"`
-	}
-	raw, err := json.Marshal(c.doc.Extensions["x-webhooks"])
-	if err == nil {
-		err = json.Unmarshal(raw, &hooks)
-	}
-	ref := hooks["newPlant"].Post.RequestBody.Content["application/json"].Schema.Ref
-	name, ok := strings.CutPrefix(ref, "#/components/schemas/")
-	if err != nil || !ok || c.doc.Components.Schemas[name] == nil {
-		t.Fatalf("openapi: x-webhooks.newPlant has no application/json body schema (%q, %v)", ref, err)
-	}
+	c.CheckWebhookRequest(t, nil, body)
+}
+
+// CheckWebhookRequest is CheckWebhook that also holds header, when it is
+// not nil, to the webhook's header parameters: each required one present
+// once, and its value of the parameter's schema.
+func (c *Contract) CheckWebhookRequest(t testing.TB, header http.Header, body []byte) {
+	t.Helper()
 	var v any
 	if err := json.Unmarshal(body, &v); err != nil {
 		t.Errorf("openapi: webhook body is not JSON: %q", clip(body))
 		return
 	}
-	if err := c.doc.Components.Schemas[name].Value.VisitJSON(v); err != nil {
-		t.Errorf("openapi: webhook body %q is not a %s: %v", clip(body), name, err)
+	name := "newPlant"
+	if m, ok := v.(map[string]any); ok && m["data"] != nil {
+		name = "plantEvent"
+	}
+	item := c.doc.Webhooks[name]
+	if item == nil || item.Post == nil || item.Post.RequestBody == nil || item.Post.RequestBody.Value == nil {
+		t.Fatalf("openapi: webhooks.%s has no POST with a request body", name)
+	}
+	mt := item.Post.RequestBody.Value.Content.Get("application/json")
+	if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
+		t.Fatalf("openapi: webhooks.%s has no application/json body schema", name)
+	}
+	if err := mt.Schema.Value.VisitJSON(v, openapi3.EnableJSONSchema2020()); err != nil {
+		t.Errorf("openapi: webhook body %q is not %s's %s: %v", clip(body), name, mt.Schema.Ref, err)
+	}
+	if header == nil {
+		return
+	}
+	for _, ref := range item.Post.Parameters {
+		p := ref.Value
+		if p == nil || p.In != openapi3.ParameterInHeader {
+			continue
+		}
+		values := header.Values(p.Name)
+		if len(values) == 0 {
+			if p.Required {
+				t.Errorf("openapi: webhooks.%s: a delivery without its %s header", name, p.Name)
+			}
+			continue
+		}
+		var value any = values[0]
+		if p.Schema != nil && p.Schema.Value != nil && p.Schema.Value.Type.Is(openapi3.TypeInteger) {
+			n, err := strconv.ParseInt(values[0], 10, 64)
+			if err != nil {
+				t.Errorf("openapi: webhooks.%s: %s %q is not an integer", name, p.Name, values[0])
+				continue
+			}
+			value = n
+		}
+		if len(values) != 1 || p.Schema == nil || p.Schema.Value.VisitJSON(value, openapi3.EnableJSONSchema2020()) != nil {
+			t.Errorf("openapi: webhooks.%s: %s %q is not one value of its schema", name, p.Name, values)
+		}
 	}
 }

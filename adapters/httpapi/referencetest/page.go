@@ -3,6 +3,7 @@ package referencetest
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -39,8 +40,8 @@ func (o Operation) sel(inner string) chromedp.CSS {
 	return chromedp.CSS("#operations-" + o.Tag + "-" + o.ID + " " + inner)
 }
 
-// DocumentedOperations lists the document's operations, as the page names
-// their blocks.
+// DocumentedOperations lists the document's operations and its webhooks,
+// as the page names their blocks.
 func DocumentedOperations(t testing.TB) []string {
 	t.Helper()
 	doc, err := openapi3.NewLoader().LoadFromData(docs.OpenAPI)
@@ -48,7 +49,7 @@ func DocumentedOperations(t testing.TB) []string {
 		t.Fatal(err)
 	}
 	var ids []string
-	for _, item := range doc.Paths.Map() {
+	for _, item := range append(slices.Collect(maps.Values(doc.Paths.Map())), slices.Collect(maps.Values(doc.Webhooks))...) {
 		for _, op := range item.Operations() {
 			ids = append(ids, "operations-"+op.Tags[0]+"-"+op.OperationID)
 		}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/oapi-codegen/nullable"
 	"github.com/oapi-codegen/runtime"
 )
 
@@ -94,25 +95,10 @@ func (e EventType) Valid() bool {
 	}
 }
 
-// Defines values for NullValue.
-const (
-	LessThannil NullValue = "<nil>"
-)
-
-// Valid indicates whether the value is a known member of the NullValue enum.
-func (e NullValue) Valid() bool {
-	switch e {
-	case LessThannil:
-		return true
-	default:
-		return false
-	}
-}
-
 // Cursor A position in the event feed, opaque: taken from a `Link` the feed
 // sent and passed back as it is.
 //
-// Example: AQAAAAAAe_RAAAAAAAAABBUAAAAAaw6TmA
+// Examples: AQAAAAAAe_RAAAAAAAAABBUAAAAAaw6TmA
 type Cursor = string
 
 // Error The body of every non-2xx response. Both fields are always present.
@@ -121,21 +107,21 @@ type Error struct {
 	// clients branch on it. New codes may be added in later versions.
 	//
 	//
-	// Example: 40002
+	// Examples: 40002
 	Error ErrorError `json:"error"`
 
 	// Message For people: names the offending field where there is one; never
 	// carries internals.
 	//
 	//
-	// Example: name: must not be empty
+	// Examples: name: must not be empty
 	Message string `json:"message"`
 }
 
 // ErrorError A stable code from the error table in the description of this API;
 // clients branch on it. New codes may be added in later versions.
 //
-// Example: 40002
+// Examples: 40002
 type ErrorError int32
 
 // Event One committed write of a plant: the event the write stored with it,
@@ -143,7 +129,7 @@ type ErrorError int32
 type Event struct {
 	// Id Unique and stable; the same however often the event is read.
 	//
-	// Example: evt_1042
+	// Examples: evt_1042
 	Id string `json:"id"`
 
 	// Number Increases with every write of the plant, across deletes and
@@ -151,7 +137,7 @@ type Event struct {
 	// applied for the same plant is older.
 	//
 	//
-	// Example: 1042
+	// Examples: 1042
 	Number int64 `json:"number"`
 
 	// Plant The plant as stored after the write; for `plant.deleted`, the
@@ -160,7 +146,7 @@ type Event struct {
 
 	// Time When the write was committed, in UTC.
 	//
-	// Example: 2026-12-01T09:31:12.5Z
+	// Examples: 2026-12-01T09:31:12.5Z
 	Time time.Time `json:"time"`
 
 	// Type What the write did: `plant.created` (a create that stored the
@@ -169,7 +155,7 @@ type Event struct {
 	// nothing), `plant.deleted` (a delete that removed it).
 	//
 	//
-	// Example: plant.changed
+	// Examples: plant.changed
 	Type EventType `json:"type"`
 }
 
@@ -178,14 +164,14 @@ type Event struct {
 // change that changed it; one that left it as it was writes
 // nothing), `plant.deleted` (a delete that removed it).
 //
-// Example: plant.changed
+// Examples: plant.changed
 type EventType string
 
 // Name The name of a plant: 1 to 200 Unicode code points, not only white
 // space, no control characters (U+0000 to U+001F, U+007F); exactly as it
 // was sent.
 //
-// Example: Monstera deliciosa
+// Examples: Monstera deliciosa
 type Name = string
 
 // NewPlant A plant to create. The body must be exactly this object: keys are
@@ -197,7 +183,7 @@ type NewPlant struct {
 	// `7.0`, `"7"` or `7e0`).
 	//
 	//
-	// Example: 7
+	// Examples: 7
 	Id int64 `json:"id"`
 
 	// Name The name of the plant, stored exactly as sent.
@@ -205,18 +191,12 @@ type NewPlant struct {
 
 	// Tag Tag that specifies the type of the plant, stored exactly as sent.
 	// `null` or absent means no tag.
-	Tag *NewPlant_Tag `json:"tag,omitempty"`
+	Tag nullable.Nullable[Tag] `json:"tag,omitempty"`
 }
 
-// NewPlant_Tag Tag that specifies the type of the plant, stored exactly as sent.
-// `null` or absent means no tag.
-type NewPlant_Tag struct {
-	union json.RawMessage
-}
-
-// NullValue `null`, and nothing else: with OpenAPI 3.0, the way a member that
-// takes a value of another schema or `null` says so (`anyOf`).
-type NullValue string
+// NullValue `null`, and nothing else: a member that takes a value of another
+// schema or `null` says so with `anyOf`.
+type NullValue = any
 
 // Plant A stored plant. Its `id` is not part of this shape.
 type Plant struct {
@@ -225,7 +205,7 @@ type Plant struct {
 	// was sent.
 	//
 	//
-	// Example: Monstera deliciosa
+	// Examples: Monstera deliciosa
 	Name Name `json:"name"`
 
 	// Tag Tag that specifies the type of a plant: 1 to 64 Unicode code points,
@@ -233,7 +213,7 @@ type Plant struct {
 	// of a plant that has none.
 	//
 	//
-	// Example: aroid
+	// Examples: aroid
 	Tag *Tag `json:"tag,omitempty"`
 }
 
@@ -242,7 +222,7 @@ type Plant struct {
 type PlantItem struct {
 	// Id The plant's id.
 	//
-	// Example: 7
+	// Examples: 7
 	Id int64 `json:"id"`
 
 	// Name The name of a plant: 1 to 200 Unicode code points, not only white
@@ -250,7 +230,7 @@ type PlantItem struct {
 	// was sent.
 	//
 	//
-	// Example: Monstera deliciosa
+	// Examples: Monstera deliciosa
 	Name Name `json:"name"`
 
 	// Tag Tag that specifies the type of a plant: 1 to 64 Unicode code points,
@@ -258,7 +238,7 @@ type PlantItem struct {
 	// of a plant that has none.
 	//
 	//
-	// Example: aroid
+	// Examples: aroid
 	Tag *Tag `json:"tag,omitempty"`
 }
 
@@ -270,19 +250,14 @@ type PlantPatch struct {
 	Name *Name `json:"name,omitempty"`
 
 	// Tag The new tag; `null` removes the tag.
-	Tag *PlantPatch_Tag `json:"tag,omitempty"`
-}
-
-// PlantPatch_Tag The new tag; `null` removes the tag.
-type PlantPatch_Tag struct {
-	union json.RawMessage
+	Tag nullable.Nullable[Tag] `json:"tag,omitempty"`
 }
 
 // Tag Tag that specifies the type of a plant: 1 to 64 Unicode code points,
 // with the character rules of `Name`; exactly as it was sent. Left out
 // of a plant that has none.
 //
-// Example: aroid
+// Examples: aroid
 type Tag = string
 
 // IfMatch defines model for IfMatch.
@@ -494,130 +469,6 @@ type ChangePlantJSONRequestBody = PlantPatch
 
 // ChangePlantApplicationMergePatchPlusJSONRequestBody defines body for ChangePlant for application/merge-patch+json ContentType.
 type ChangePlantApplicationMergePatchPlusJSONRequestBody = PlantPatch
-
-// AsTag returns the union data inside the NewPlant_Tag as a Tag
-func (t NewPlant_Tag) AsTag() (Tag, error) {
-	var body Tag
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromTag overwrites any union data inside the NewPlant_Tag as the provided Tag
-func (t *NewPlant_Tag) FromTag(v Tag) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeTag performs a merge with any union data inside the NewPlant_Tag, using the provided Tag
-func (t *NewPlant_Tag) MergeTag(v Tag) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsNullValue returns the union data inside the NewPlant_Tag as a NullValue
-func (t NewPlant_Tag) AsNullValue() (NullValue, error) {
-	var body NullValue
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromNullValue overwrites any union data inside the NewPlant_Tag as the provided NullValue
-func (t *NewPlant_Tag) FromNullValue(v NullValue) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeNullValue performs a merge with any union data inside the NewPlant_Tag, using the provided NullValue
-func (t *NewPlant_Tag) MergeNullValue(v NullValue) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t NewPlant_Tag) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *NewPlant_Tag) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsTag returns the union data inside the PlantPatch_Tag as a Tag
-func (t PlantPatch_Tag) AsTag() (Tag, error) {
-	var body Tag
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromTag overwrites any union data inside the PlantPatch_Tag as the provided Tag
-func (t *PlantPatch_Tag) FromTag(v Tag) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeTag performs a merge with any union data inside the PlantPatch_Tag, using the provided Tag
-func (t *PlantPatch_Tag) MergeTag(v Tag) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsNullValue returns the union data inside the PlantPatch_Tag as a NullValue
-func (t PlantPatch_Tag) AsNullValue() (NullValue, error) {
-	var body NullValue
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromNullValue overwrites any union data inside the PlantPatch_Tag as the provided NullValue
-func (t *PlantPatch_Tag) FromNullValue(v NullValue) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeNullValue performs a merge with any union data inside the PlantPatch_Tag, using the provided NullValue
-func (t *PlantPatch_Tag) MergeNullValue(v NullValue) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t PlantPatch_Tag) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *PlantPatch_Tag) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
