@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// RetryPolicy holds the delivery rules of new-plant events: how long a
+// RetryPolicy holds the delivery rules of webhook events: how long a
 // receiver is waited for after each failed attempt, and when an event that
 // was never delivered is given up. Zero fields take the defaults of
 // WithDefaults.

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// EventSource is the outbox of new-plant events as the delivery worker
+// EventSource is the outbox of webhook deliveries as the delivery worker
 // (adapters/dispatch) uses it. A store writes events in the same
 // transaction as their plants; the worker claims the ones that are due,
 // attempts them, and settles each attempt by RetryPolicy. It is declared

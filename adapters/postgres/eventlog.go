@@ -16,9 +16,9 @@ const listEvents = `
 SELECT id, url, plant_id, item, created_at, retry_from, attempts, trace_parent{as.more}, next_at, coalesce(last_error, '') AS last_error
 FROM {events} WHERE (failed_at IS NOT NULL) = $1
 UNION ALL
-SELECT e.id, b.url, e.plant_id, e.item, b.created_at, b.created_at, 0, e.trace_parent{e.as.more}, b.created_at, ''
+SELECT {b.e.id}, b.url, e.plant_id, e.item, b.created_at, b.created_at, 0, e.trace_parent{e.as.more}, b.created_at, ''
 FROM {batches} AS b,
-     unnest(b.event_ids, b.plant_ids, b.items, b.trace_parents{b.arrays}) AS e (id, plant_id, item, trace_parent{more})
+     unnest({b.ids}b.plant_ids, b.items, b.trace_parents{b.arrays}) WITH ORDINALITY AS e ({ids}plant_id, item, trace_parent{more}, n)
 WHERE NOT $1`
 
 var listBoth = plantTables.words.Replace(listEvents) + "\nUNION ALL" + envelopeTables.words.Replace(listEvents) +
@@ -95,7 +95,7 @@ WITH unpacked AS (
 ), packed AS (
     SELECT coalesce(sum(cardinality(event_ids)), 0) AS pending, min(created_at) AS oldest FROM webhook_event_batches
     UNION ALL
-    SELECT coalesce(sum(cardinality(event_ids)), 0), min(created_at) FROM webhook_envelope_batches
+    SELECT coalesce(sum(cardinality(plant_ids)), 0), min(created_at) FROM webhook_envelope_batches
 )
 SELECT (SELECT sum(pending) FROM unpacked) + (SELECT sum(pending) FROM packed),
        least((SELECT min(oldest) FROM unpacked), (SELECT min(oldest) FROM packed)),

@@ -66,7 +66,7 @@ RETURNING e.id, e.url, e.plant_id, e.item, e.created_at, e.retry_from, e.attempt
 	// the claimed ones.
 	unpackEvents = `
 WITH locked AS (
-    SELECT id, cardinality(event_ids) AS events FROM {batches}
+    SELECT id, cardinality({counted}) AS events FROM {batches}
     WHERE url = $4 AND created_at <= $1
     ORDER BY id
     LIMIT %[1]d
@@ -78,10 +78,10 @@ WITH locked AS (
     DELETE FROM {batches} WHERE url = $4 AND id IN (SELECT id FROM needed)
     RETURNING *
 ), unpacked AS (
-    SELECT e.id, p.url, e.plant_id, e.item, p.created_at, e.trace_parent{e.more},
+    SELECT {p.e.id}, p.url, e.plant_id, e.item, p.created_at, e.trace_parent{e.more},
            row_number() OVER (ORDER BY p.id, e.n) <= %[1]d AS claimed
     FROM packed AS p,
-         unnest(p.event_ids, p.plant_ids, p.items, p.trace_parents{p.arrays}) WITH ORDINALITY AS e (id, plant_id, item, trace_parent{more}, n)
+         unnest({p.ids}p.plant_ids, p.items, p.trace_parents{p.arrays}) WITH ORDINALITY AS e ({ids}plant_id, item, trace_parent{more}, n)
 ), written AS (
     INSERT INTO {events} (id, url, plant_id, item, created_at, retry_from, attempts, next_at, claim, trace_parent{more})
     SELECT id, url, plant_id, item, created_at, created_at,
@@ -137,15 +137,27 @@ type outboxTables struct {
 var (
 	plantTables = newOutboxTables(application.PlantPayload, "", strings.NewReplacer(
 		"{events}", "webhook_events", "{batches}", "webhook_event_batches",
+		"{counted}", "event_ids", "{p.ids}", "p.event_ids, ", "{b.ids}", "b.event_ids, ", "{ids}", "id, ",
+		"{p.e.id}", "e.id", "{b.e.id}", "e.id",
 		"{more}", "", "{e.more}", "", "{p.arrays}", "", "{b.arrays}", "",
 		"{as.more}", ", NULL::text AS type, NULL::bigint AS number", "{e.as.more}", ", NULL, NULL"))
 	envelopeTables = newOutboxTables(application.EventPayload, "env.", strings.NewReplacer(
 		"{events}", "webhook_envelopes", "{batches}", "webhook_envelope_batches",
+		"{counted}", "plant_ids", "{p.ids}", "", "{b.ids}", "", "{ids}", "",
+		"{p.e.id}", envelopeID("p"), "{b.e.id}", envelopeID("b"),
 		"{more}", ", type, number", "{e.more}", ", e.type, e.number",
 		"{p.arrays}", ", p.types, p.numbers", "{b.arrays}", ", b.types, b.numbers",
 		"{as.more}", ", type, number", "{e.as.more}", ", e.type, e.number"))
 	outboxPairs = []*outboxTables{plantTables, envelopeTables}
 )
+
+// envelopeID is the webhook-id of the envelope at ordinality e.n of the
+// packed row aliased row: unique per event and receiver (a packed row is
+// one receiver's, and its identity is never reused) and the same on every
+// attempt, made when the row is unpacked or listed, so that a statement
+// that writes the row draws no random id per event, as a packed row of the
+// plant payload does.
+func envelopeID(row string) string { return "'msg_' || " + row + ".id || '_' || e.n AS id" }
 
 func newOutboxTables(p application.Payload, claimTag string, words *strings.Replacer) *outboxTables {
 	t := &outboxTables{payload: p, claimTag: claimTag, words: words}

@@ -108,12 +108,11 @@ const eventColumns = "number, type, plant_id, item"
 // receiver, as createKind's announced does with the plant payload. Each
 // event keeps its type, its number, its plant and the plant's item; the
 // row's created_at is the transaction's time, the events' own (plant_events'
-// default). The aggregates of one GROUP BY read the rows in the same order,
+// default). Its deliveries' ids are made from the row's (envelopeID). The aggregates of one GROUP BY read the rows in the same order,
 // so the arrays stay parallel.
 const envelopes = `envelopes AS (
-    INSERT INTO webhook_envelope_batches (url, created_at, event_ids, types, numbers, plant_ids, items, trace_parents)
-    SELECT r.url, now(), array_agg('msg_' || replace(gen_random_uuid()::text, '-', '')),
-           array_agg(e.type), array_agg(e.number), array_agg(e.plant_id), array_agg(e.item), %[3]s
+    INSERT INTO webhook_envelope_batches (url, created_at, types, numbers, plant_ids, items, trace_parents)
+    SELECT r.url, now(), array_agg(e.type), array_agg(e.number), array_agg(e.plant_id), array_agg(e.item), %[3]s
     FROM (%[1]s) AS e%[4]s
     CROSS JOIN unnest(%[2]s::text[]) AS r (url)
     GROUP BY r.url

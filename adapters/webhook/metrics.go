@@ -31,11 +31,11 @@ func NewMetrics(reg prometheus.Registerer, stats OutboxStats) (*Metrics, error) 
 	m := &Metrics{
 		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "plantstore_webhook_attempts_total",
-			Help: "Attempts to deliver new-plant events, by outcome: delivered, status, redirect, timeout, refused, error.",
+			Help: "Attempts to deliver webhook events (either payload), by outcome: delivered, status, redirect, timeout, refused, error.",
 		}, []string{"outcome"}),
 		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "plantstore_webhook_delivery_latency_seconds",
-			Help:    "Time from an event's commit, with its plant, to its receiver's 2xx.",
+			Help:    "Time from an event's commit, with its write, to its receiver's 2xx.",
 			Buckets: prometheus.ExponentialBuckets(0.005, 2, 20), // 5 ms to about 45 min
 		}),
 		gaveUp: prometheus.NewCounter(prometheus.CounterOpts{

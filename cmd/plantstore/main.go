@@ -24,7 +24,7 @@ Usage:
   plantstore migrate [flags]   apply the schema migrations and exit
   plantstore settings [flags]  check a configuration as serve does; print every value serve would use
   plantstore token [flags]     mint a signed HS256 token for development and tests
-  plantstore webhooks ...      list and redeliver new-plant events; a receiver for development
+  plantstore webhooks ...      list and redeliver webhook events; a receiver for development
   plantstore --version         print the version
 `
 

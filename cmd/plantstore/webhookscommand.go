@@ -25,7 +25,7 @@ const webhooksUsage = `Usage:
 list and redeliver take serve's settings of the store (PLANTSTORE_DATABASE_URL and how to reach it).
 `
 
-// webhooks is the operator's view of the outbox of new-plant events, and a
+// webhooks is the operator's view of the outbox of webhook events, and a
 // receiver for development.
 func webhooks(ctx context.Context, args []string, getenv func(string) (string, bool), stdout, stderr io.Writer) error {
 	if len(args) == 0 {

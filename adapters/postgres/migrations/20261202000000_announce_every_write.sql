@@ -30,7 +30,6 @@ CREATE TABLE webhook_envelope_batches (
     id            bigint      GENERATED ALWAYS AS IDENTITY,
     url           text        NOT NULL,
     created_at    timestamptz NOT NULL,
-    event_ids     text[]      NOT NULL,
     types         text[]      NOT NULL,
     numbers       bigint[]    NOT NULL,
     plant_ids     bigint[]    NOT NULL,
