@@ -39,13 +39,24 @@ func exampleOf(s *openapi3.Schema) (example any, nullable bool) {
 		return nil, false
 	}
 	nullable = s.Nullable
+	if s.Type != nil && s.Type.Includes(openapi3.TypeNull) {
+		nullable = true
+	}
 	for _, alt := range s.AnyOf {
-		if alt.Value != nil && alt.Value.Nullable && len(alt.Value.Enum) == 1 && alt.Value.Enum[0] == nil {
+		if alt.Value == nil {
+			continue
+		}
+		if alt.Value.Type != nil && alt.Value.Type.Is(openapi3.TypeNull) ||
+			alt.Value.Nullable && len(alt.Value.Enum) == 1 && alt.Value.Enum[0] == nil {
 			nullable = true
 		}
 	}
 	if s.Example != nil {
 		return s.Example, nullable
+	}
+	if len(s.Examples) > 0 {
+		// OpenAPI 3.1 gives a schema's examples as a list.
+		return s.Examples[0], nullable
 	}
 	for _, alts := range []openapi3.SchemaRefs{s.AllOf, s.AnyOf} {
 		for _, alt := range alts {
