@@ -67,7 +67,7 @@ func forEachStore(t *testing.T, test func(t *testing.T, databaseURL string)) {
 
 // startService starts the whole wired app with jwttest's secret and public
 // keys configured, plus the given settings and fx options.
-func startService(t *testing.T, databaseURL string, env map[string]string, opts ...fx.Option) *service {
+func startService(t testing.TB, databaseURL string, env map[string]string, opts ...fx.Option) *service {
 	t.Helper()
 	s := &service{keys: jwttest.New(t), logs: &syncBuffer{}, contract: openapitest.Load(t)}
 	secretFile, publicKeyFile := s.keys.Files(t)
@@ -114,7 +114,7 @@ func write(t *testing.T, path string, b []byte) {
 }
 
 // token is jwttest's token for claims, which the service verifies.
-func (s *service) token(t *testing.T, claims jwt.MapClaims) string {
+func (s *service) token(t testing.TB, claims jwt.MapClaims) string {
 	t.Helper()
 	return s.keys.Token(t, claims)
 }
