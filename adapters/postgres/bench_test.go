@@ -166,3 +166,92 @@ func BenchmarkAnnouncedWrites(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBatchArguments is what a batch of 32 creates, and one of 32
+// replacements, cost the service before the statement is sent: each
+// plant's row with its item, and the rows as one array literal per
+// column. It needs no database.
+func BenchmarkBatchArguments(b *testing.B) {
+	creates := make([]write, 32)
+	replaces := make([]write, 32)
+	for i := range creates {
+		rec := record(b, int64(1<<62+i), "Monstera deliciosa", "indoor")
+		creates[i] = createWrite(rec)
+		replaces[i] = write{kind: &replaceKind, id: rec.Plant.ID(), arg: rowOf(rec, 2)}
+	}
+	s := &Store{}
+	for _, c := range []struct {
+		name string
+		kind *writeKind
+		ws   []write
+	}{{"create", &createKind, creates}, {"replace", &replaceKind, replaces}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c.kind.args(s, c.ws)
+			}
+		})
+	}
+}
+
+// BenchmarkFlush flushes batches of 16 creates, changes or deletes, as
+// the batcher flushes them, 8 at once: the batches' size does not depend on
+// how the goroutines of a parallel benchmark met, so that the allocations
+// per batch and, in a CPU profile, the service's CPU per batch are those of
+// the statements and their rows alone. An op is one batch.
+func BenchmarkFlush(b *testing.B) {
+	const size = 16
+	s, _ := newStore(b, func(c *Config) { c.MaxOpenConns = 8 })
+	ctx := context.Background()
+	run := func(b *testing.B, next func() write) {
+		b.ReportAllocs()
+		b.SetParallelism(4)
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			batch := make([]write, size)
+			for pb.Next() {
+				for k := range batch {
+					batch[k] = next()
+				}
+				for _, r := range s.flush(ctx, batch) {
+					if r.Err != nil || !r.Value.done {
+						b.Errorf("flush: %+v", r)
+						return
+					}
+				}
+			}
+		})
+	}
+	var created atomic.Int64
+	b.Run("create", func(b *testing.B) {
+		rec := record(b, 1, "Monstera deliciosa", "indoor")
+		run(b, func() write {
+			r := rec
+			r.Plant = record(b, 1<<62+created.Add(1), "Monstera deliciosa", "indoor").Plant
+			return createWrite(r)
+		})
+	})
+	preload(b, s)
+	names := [2]domain.Name{record(b, 1, "Monstera adansonii", "").Plant.Name(), record(b, 1, "Monstera deliciosa", "").Plant.Name()}
+	var changed atomic.Int64
+	b.Run("change", func(b *testing.B) {
+		run(b, func() write {
+			// Distinct ids, each changed to the name it does not have.
+			k := changed.Add(1) - 1
+			id, name := domain.ID(1+k%benchPlants), names[(k/benchPlants)%2]
+			return write{kind: &updateKind, id: id, arg: updating{update: func(p domain.Plant) (domain.Plant, error) {
+				return p.WithName(name), nil
+			}}}
+		})
+	})
+	var deleted atomic.Int64
+	deleted.Store(2 * benchPlants)
+	b.Run("delete", func(b *testing.B) {
+		if _, err := s.db.Exec(`INSERT INTO plants (id, name, tag, created_by, created_at)
+			SELECT id, 'Monstera deliciosa', 'indoor', 'preload', now() FROM generate_series($1::bigint, $2::bigint) AS id`,
+			deleted.Load()+1, deleted.Load()+int64(b.N*size)); err != nil {
+			b.Fatal(err)
+		}
+		run(b, func() write { return deleteWrite(domain.ID(deleted.Add(1))) })
+	})
+}
