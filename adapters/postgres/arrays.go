@@ -26,16 +26,21 @@ func textArray(elems []string, valid []bool) string {
 			b = append(b, "NULL"...)
 			continue
 		}
-		b = append(b, '"')
-		for i := 0; i < len(s); i++ {
-			if c := s[i]; c == '"' || c == '\\' {
-				b = append(b, '\\')
-			}
-			b = append(b, s[i])
-		}
-		b = append(b, '"')
+		b = appendQuoted(b, s)
 	}
 	return string(append(b, '}'))
+}
+
+// appendQuoted appends s as a quoted element of an array literal.
+func appendQuoted(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' {
+			b = append(b, '\\')
+		}
+		b = append(b, s[i])
+	}
+	return append(b, '"')
 }
 
 // bigintArray returns the bigint[] literal of ids.

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/plantstore/plantstore/adapters/internal/plantjson"
@@ -45,11 +46,26 @@ func rowOf(rec application.Record, version int64) plantRow {
 		ID:        f.ID,
 		Name:      sql.NullString{String: f.Name, Valid: true},
 		Tag:       nullString(f.Tag),
-		Item:      sql.NullString{String: string(plantjson.AppendItem(nil, rec.Plant)), Valid: true},
+		Item:      sql.NullString{String: itemOf(rec.Plant), Valid: true},
 		Version:   sql.NullInt64{Int64: version, Valid: true},
 		CreatedBy: sql.NullString{String: rec.CreatedBy, Valid: true},
 		CreatedAt: sql.NullTime{Time: rec.CreatedAt, Valid: true},
 	}
+}
+
+// itemBuffers recycle the buffers items are rendered into: the encoder
+// then appends into room the buffer has, and the item's string is the one
+// allocation.
+var itemBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
+
+// itemOf is p's item, as plantjson renders it.
+func itemOf(p domain.Plant) string {
+	buf := itemBuffers.Get().(*[]byte)
+	b := plantjson.AppendItem((*buf)[:0], p)
+	item := string(b)
+	*buf = b[:0]
+	itemBuffers.Put(buf)
+	return item
 }
 
 // with is r holding p instead, one version on: the row an update writes.
@@ -140,44 +156,48 @@ func contains(list []string, s string) bool {
 // the arguments of unnestRows.
 func rowArrays(rows []plantRow) []any {
 	args := make([]any, len(rowColumns))
+	var b []byte
 	for _, c := range rowColumns {
-		values := make([]reflect.Value, len(rows))
-		for k := range rows {
-			values[k] = reflect.ValueOf(&rows[k]).Elem().Field(c.field)
-		}
-		args[c.field] = arrayOf(values)
+		b = appendArray(b[:0], rows, c.field)
+		args[c.field] = string(b)
 	}
 	return args
 }
 
-// arrayOf is the array literal of values, which share one of plantRow's
-// field types. The sql.Null types are read by field (the value, then
-// Valid), without boxing each value.
-func arrayOf(values []reflect.Value) string {
-	if len(values) == 0 {
-		return "{}"
-	}
-	t := values[0].Type()
-	if t == reflect.TypeFor[int64]() {
-		ints := make([]int64, len(values))
-		for k, v := range values {
-			ints[k] = v.Int()
+// appendArray appends the array literal of field of rows. Each value is
+// written from the field itself, reached through a typed pointer: nothing
+// is boxed, formatted into a string of its own or gathered first.
+func appendArray(b []byte, rows []plantRow, field int) []byte {
+	b = append(b, '{')
+	for k := range rows {
+		if k > 0 {
+			b = append(b, ',')
 		}
-		return bigintArray(ints)
-	}
-	texts, valid := make([]string, len(values)), make([]bool, len(values))
-	for k, v := range values {
-		valid[k] = v.Field(1).Bool()
-		switch t {
-		case reflect.TypeFor[sql.NullString]():
-			texts[k] = v.Field(0).String()
-		case reflect.TypeFor[sql.NullInt64]():
-			texts[k] = strconv.FormatInt(v.Field(0).Int(), 10)
-		case reflect.TypeFor[sql.NullTime]():
-			texts[k] = v.Field(0).Interface().(time.Time).UTC().Format(time.RFC3339Nano)
+		switch v := reflect.ValueOf(&rows[k]).Elem().Field(field).Addr().Interface().(type) {
+		case *int64:
+			b = strconv.AppendInt(b, *v, 10)
+		case *sql.NullString:
+			if !v.Valid {
+				b = append(b, "NULL"...)
+			} else {
+				b = appendQuoted(b, v.String)
+			}
+		case *sql.NullInt64:
+			if !v.Valid {
+				b = append(b, "NULL"...)
+			} else {
+				b = strconv.AppendInt(b, v.Int64, 10)
+			}
+		case *sql.NullTime:
+			if !v.Valid {
+				b = append(b, "NULL"...)
+			} else {
+				b = append(b, '"')
+				b = append(v.Time.UTC().AppendFormat(b, time.RFC3339Nano), '"')
+			}
 		default:
-			panic(fmt.Sprintf("postgres: no array literal for %s", t))
+			panic(fmt.Sprintf("postgres: no array literal for %T", v))
 		}
 	}
-	return textArray(texts, valid)
+	return append(b, '}')
 }
