@@ -65,10 +65,11 @@ func (s *Store) applyOnce(ctx context.Context, ws []write, pending []int, res []
 	var (
 		index   map[int64]int // id to k, built for the first row returned
 		missing []int         // positions k of writes whose row was not visible
+		row     answerRow
 	)
+	scan := rowScanner(rows, &row.plantRow, &row.Flag)
 	for rows.Next() {
-		var row answerRow
-		if err := rows.StructScan(&row); err != nil {
+		if err := scan(); err != nil {
 			return nil, err
 		}
 		if index == nil {

@@ -63,9 +63,10 @@ func (s *Store) findAll(ctx context.Context, ids []domain.ID, out []groupcommit.
 		return err
 	}
 	defer rows.Close()
+	var r plantRow
+	scan := rowScanner(rows, &r)
 	for rows.Next() {
-		var r plantRow
-		if err := rows.StructScan(&r); err != nil {
+		if err := scan(); err != nil {
 			return err
 		}
 		p, err := r.plant()

@@ -190,9 +190,10 @@ func listOneByOne(ctx context.Context, db sqlx.QueryerContext, q application.Lis
 	}
 	defer rows.Close()
 	page := application.Page{JSON: []byte{'['}}
+	var r plantRow
+	scan := rowScanner(rows, &r)
 	for rows.Next() {
-		var r plantRow
-		if err := rows.StructScan(&r); err != nil {
+		if err := scan(); err != nil {
 			return application.Page{}, err
 		}
 		if page.Count == q.Limit {

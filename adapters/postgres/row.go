@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
@@ -18,9 +20,9 @@ import (
 // db tag, with the column's type in its pg tag. It is the one place that
 // knows the columns: every statement takes its column lists from it
 // (rowColumns), a batch's arguments are its fields as arrays (rowArrays),
-// and rows are scanned into it by column name (sqlx), so a new column is a
-// field here, its values in rowOf and plant, and a migration. A test holds
-// it to the table's columns.
+// and rows are scanned into its fields in the order of those lists
+// (rowScanner), so a new column is a field here, its values in rowOf and
+// plant, and a migration. A test holds it to the table's columns.
 //
 // Every field but the id may be NULL: a batch answers a write whose id has
 // no row with NULLs.
@@ -150,6 +152,48 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// rowScanner returns the function that scans the current row of rows into
+// r and then extra: rows are of a statement that selects the row's columns
+// as columnList names them, in rowColumns' order, and then one column per
+// target in extra. It scans by position, into pointers to r's fields found
+// once per statement, where sqlx's StructScan looks every column up by
+// name and finds the fields again for each row; before the first row it
+// holds the statement's column names to that order, so that a statement
+// that selects them otherwise fails instead of filling the wrong fields.
+func rowScanner(rows *sqlx.Rows, r *plantRow, extra ...any) func() error {
+	var dest []any
+	return func() error {
+		if dest == nil {
+			if err := checkColumns(rows, len(extra)); err != nil {
+				return err
+			}
+			v := reflect.ValueOf(r).Elem()
+			for _, c := range rowColumns {
+				dest = append(dest, v.Field(c.field).Addr().Interface())
+			}
+			dest = append(dest, extra...)
+		}
+		return rows.Scan(dest...)
+	}
+}
+
+// checkColumns reports an error unless the columns of rows start with the
+// row's, in rowColumns' order, and then have extra more.
+func checkColumns(rows *sqlx.Rows, extra int) error {
+	names, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	ok := len(names) == len(rowColumns)+extra
+	for i, c := range rowColumns {
+		ok = ok && names[i] == c.name
+	}
+	if !ok {
+		return fmt.Errorf("store: statement selects %v, not the row's columns in order and %d more", names, extra)
+	}
+	return nil
 }
 
 // rowArrays are rows as one array literal per column, in rowColumns' order:

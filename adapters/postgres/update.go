@@ -213,9 +213,10 @@ func (s *Store) readRows(ctx context.Context, ids []domain.ID) (map[domain.ID]pl
 	}
 	defer rows.Close()
 	found := make(map[domain.ID]plantRow, len(ids))
+	var r plantRow
+	scan := rowScanner(rows, &r)
 	for rows.Next() {
-		var r plantRow
-		if err := rows.StructScan(&r); err != nil {
+		if err := scan(); err != nil {
 			return nil, err
 		}
 		found[domain.ID(r.ID)] = r
