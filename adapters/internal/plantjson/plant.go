@@ -47,6 +47,17 @@ func AppendItem(dst []byte, p domain.Plant) []byte { return appendItem(dst, From
 // AppendPlant appends p as a Plant: {"name":"...","tag":"..."}.
 func AppendPlant(dst []byte, p domain.Plant) []byte { return appendPlant(dst, FromDomain(p).Plant) }
 
+// CutPlant returns the Plant of item, a PlantItem as AppendItem renders it:
+// the same object without its first member, the id. It writes the Plant
+// over item's own bytes, which it returns the tail of, so that an answer
+// that needs both renders the plant once.
+func CutPlant(item []byte) []byte {
+	// The id is an integer, so the first comma ends it.
+	comma := bytes.IndexByte(item, ',')
+	item[comma] = '{'
+	return item[comma:]
+}
+
 func appendItem(dst []byte, it Item) []byte {
 	s := getScratch(dst)
 	s.item = it

@@ -57,10 +57,14 @@ func TestAppendPlant(t *testing.T) {
 	}{
 		{mustPlant(t, 7, "Fern", ptr("green")), `{"name":"Fern","tag":"green"}`},
 		{mustPlant(t, 7, "Fern", nil), `{"name":"Fern"}`},
+		{mustPlant(t, -12, "Fern, red", ptr("a,b")), `{"name":"Fern, red","tag":"a,b"}`},
 		{mustPlant(t, 7, "<Fern & \"co\">", ptr("a\u2028b")), "{\"name\":\"<Fern & \\\"co\\\">\",\"tag\":\"a\u2028b\"}"},
 	} {
 		if got := string(AppendPlant(nil, tt.plant)); got != tt.want {
 			t.Errorf("AppendPlant = %s, want %s", got, tt.want)
+		}
+		if got := string(CutPlant(AppendItem([]byte("x"), tt.plant))); got != tt.want {
+			t.Errorf("CutPlant(AppendItem) = %s, want %s", got, tt.want)
 		}
 	}
 }
@@ -102,6 +106,9 @@ func checkSame(t *testing.T, it Item) {
 	}
 	if got, want := appendPlant(nil, it.Plant), handAppendPlant(nil, it.Plant); !bytes.Equal(got, want) {
 		t.Errorf("plant %q: library %s, hand-written %s", it.Name, got, want)
+	}
+	if got, want := CutPlant(appendItem(nil, it)), appendPlant(nil, it.Plant); !bytes.Equal(got, want) {
+		t.Errorf("plant %q cut from its item: %s, rendered: %s", it.Name, got, want)
 	}
 	got := appendItem(nil, it)
 	if !json.Valid(got) {
