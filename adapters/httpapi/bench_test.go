@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -168,3 +169,27 @@ type discardWriter struct {
 func (w *discardWriter) Header() http.Header         { return w.h }
 func (w *discardWriter) WriteHeader(s int)           { w.status = s }
 func (w *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// BenchmarkConnLimitTrack is what the connection limit costs a request on
+// a keep-alive connection: the server reports it active, then idle again.
+func BenchmarkConnLimitTrack(b *testing.B) {
+	l := newConnLimit(64, connHooks{open: func(int) {}})
+	conns := make([]net.Conn, 64)
+	for i := range conns {
+		c, other := net.Pipe()
+		b.Cleanup(func() { _ = c.Close(); _ = other.Close() })
+		conns[i] = c
+		if !l.admit(c) {
+			b.Fatal("not admitted")
+		}
+		l.track(c, http.StateIdle)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		c := conns[i%len(conns)]
+		l.track(c, http.StateActive)
+		l.track(c, http.StateIdle)
+		i++
+	}
+}

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"container/list"
 	"io"
 	"net"
 	"net/http"
@@ -28,7 +27,7 @@ type ConnLimit struct {
 
 	mu    sync.Mutex
 	conns map[net.Conn]*trackedConn
-	idle  list.List // of net.Conn, the one idle the longest first
+	idle  idleList // the one idle the longest first
 
 	refusing chan struct{} // a slot per refusal in progress
 }
@@ -47,10 +46,50 @@ type connHooks struct {
 	open func(n int)
 }
 
-// trackedConn is what the limit knows of one open connection.
+// trackedConn is what the limit knows of one open connection. A connection
+// turns idle and active again with every request, so the idle list is
+// threaded through the connections themselves: following one costs no
+// allocation.
 type trackedConn struct {
-	idle  *list.Element // its place in ConnLimit.idle while idle, else nil
-	since time.Time     // when it last became idle
+	conn       net.Conn
+	prev, next *trackedConn // its neighbours in ConnLimit.idle while idle
+	idle       bool
+	since      time.Time // when it last became idle
+}
+
+// idleList is the idle connections, in the order they became idle.
+type idleList struct {
+	front, back *trackedConn
+	n           int
+}
+
+func (l *idleList) pushBack(t *trackedConn) {
+	t.prev, t.next, t.idle = l.back, nil, true
+	if l.back != nil {
+		l.back.next = t
+	} else {
+		l.front = t
+	}
+	l.back = t
+	l.n++
+}
+
+func (l *idleList) remove(t *trackedConn) {
+	if !t.idle {
+		return
+	}
+	if t.prev != nil {
+		t.prev.next = t.next
+	} else {
+		l.front = t.next
+	}
+	if t.next != nil {
+		t.next.prev = t.prev
+	} else {
+		l.back = t.prev
+	}
+	t.prev, t.next, t.idle = nil, nil, false
+	l.n--
 }
 
 // DefaultMaxConnections is the service's default cap on the API listener's
@@ -127,16 +166,15 @@ func (l *ConnLimit) admit(c net.Conn) bool {
 	var evicted net.Conn
 	var idleFor time.Duration
 	if len(l.conns) >= l.max {
-		oldest := l.idle.Front()
+		oldest := l.idle.front
 		if oldest == nil {
 			l.mu.Unlock()
 			return false
 		}
-		evicted = oldest.Value.(net.Conn)
-		idleFor = time.Since(l.conns[evicted].since)
+		evicted, idleFor = oldest.conn, time.Since(oldest.since)
 		l.forget(evicted)
 	}
-	l.conns[c] = &trackedConn{}
+	l.conns[c] = &trackedConn{conn: c}
 	l.hooks.open(len(l.conns))
 	l.mu.Unlock()
 	if evicted != nil {
@@ -160,16 +198,11 @@ func (l *ConnLimit) track(c net.Conn, s http.ConnState) {
 	}
 	switch s {
 	case http.StateIdle:
-		if t.idle != nil {
-			l.idle.Remove(t.idle)
-		}
+		l.idle.remove(t)
 		t.since = time.Now()
-		t.idle = l.idle.PushBack(c)
+		l.idle.pushBack(t)
 	case http.StateActive:
-		if t.idle != nil {
-			l.idle.Remove(t.idle)
-			t.idle = nil
-		}
+		l.idle.remove(t)
 	case http.StateClosed, http.StateHijacked:
 		// A hijacked connection is its handler's to bound.
 		l.forget(c)
@@ -179,8 +212,8 @@ func (l *ConnLimit) track(c net.Conn, s http.ConnState) {
 
 // forget stops counting c. The caller holds mu.
 func (l *ConnLimit) forget(c net.Conn) {
-	if t := l.conns[c]; t != nil && t.idle != nil {
-		l.idle.Remove(t.idle)
+	if t := l.conns[c]; t != nil {
+		l.idle.remove(t)
 	}
 	delete(l.conns, c)
 }

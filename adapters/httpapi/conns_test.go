@@ -39,7 +39,7 @@ func slowCreate(authorization string, id int, name string) (start, rest string) 
 func (l *ConnLimit) idleCount() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.idle.Len()
+	return l.idle.n
 }
 
 // awaitIdle waits, within a bound, until the limit holds n connections idle:
