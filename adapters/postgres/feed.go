@@ -201,9 +201,6 @@ type pendingEvent struct {
 	item string
 }
 
-// itemOf is p's item, for its event.
-func itemOf(p domain.Plant) string { return string(plantjson.AppendItem(nil, p)) }
-
 // pendingEvents are the events of a statement's writes of one kind, as
 // the parallel arrays its fragment unnests, in the order of the writes.
 type pendingEvents struct {
