@@ -32,30 +32,20 @@ func (c *Contract) Instance(t testing.TB, name string) (object map[string]any, n
 	return object, nullable
 }
 
-// exampleOf is s's example, or its first alternative's, and whether s also
-// takes null.
+// exampleOf is s's first example, or its first alternative's, and whether
+// s also takes null: its type allows null, or one of its alternatives is
+// of type null (OpenAPI 3.1).
 func exampleOf(s *openapi3.Schema) (example any, nullable bool) {
 	if s == nil {
 		return nil, false
 	}
-	nullable = s.Nullable
-	if s.Type != nil && s.Type.Includes(openapi3.TypeNull) {
-		nullable = true
-	}
+	nullable = s.Type.Includes(openapi3.TypeNull)
 	for _, alt := range s.AnyOf {
-		if alt.Value == nil {
-			continue
-		}
-		if alt.Value.Type != nil && alt.Value.Type.Is(openapi3.TypeNull) ||
-			alt.Value.Nullable && len(alt.Value.Enum) == 1 && alt.Value.Enum[0] == nil {
+		if alt.Value != nil && alt.Value.Type.Is(openapi3.TypeNull) {
 			nullable = true
 		}
 	}
-	if s.Example != nil {
-		return s.Example, nullable
-	}
 	if len(s.Examples) > 0 {
-		// OpenAPI 3.1 gives a schema's examples as a list.
 		return s.Examples[0], nullable
 	}
 	for _, alts := range []openapi3.SchemaRefs{s.AllOf, s.AnyOf} {
