@@ -108,14 +108,20 @@ const eventColumns = "number, type, plant_id, item"
 // receiver, as createKind's announced does with the plant payload. Each
 // event keeps its type, its number, its plant and the plant's item; the
 // row's created_at is the transaction's time, the events' own (plant_events'
-// default). Its deliveries' ids are made from the row's (envelopeID). The aggregates of one GROUP BY read the rows in the same order,
-// so the arrays stay parallel.
+// default). Its deliveries' ids are made from the row's (envelopeID). The
+// events are aggregated once, into parallel arrays (one aggregate reads the
+// rows once, in one order), which every receiver's row shares; a statement
+// that stored no event writes none.
 const envelopes = `envelopes AS (
     INSERT INTO webhook_envelope_batches (url, created_at, types, numbers, plant_ids, items, trace_parents)
-    SELECT r.url, now(), array_agg(e.type), array_agg(e.number), array_agg(e.plant_id), array_agg(e.item), %[3]s
-    FROM (%[1]s) AS e%[4]s
+    SELECT r.url, now(), a.types, a.numbers, a.plant_ids, a.items, a.trace_parents
+    FROM (
+        SELECT array_agg(e.type) AS types, array_agg(e.number) AS numbers, array_agg(e.plant_id) AS plant_ids,
+               array_agg(e.item) AS items, %[3]s AS trace_parents
+        FROM (%[1]s) AS e%[4]s
+    ) AS a
     CROSS JOIN unnest(%[2]s::text[]) AS r (url)
-    GROUP BY r.url
+    WHERE a.numbers IS NOT NULL
 )`
 
 // tracedEnvelopes are the parts of envelopes that keep, with each event, the
@@ -126,7 +132,7 @@ const envelopes = `envelopes AS (
 const (
 	tracedParents = `array_agg(t.trace_parent)`
 	tracedJoin    = `
-    LEFT JOIN unnest($1::bigint[], %[1]s::text[]) AS t (plant_id, trace_parent) USING (plant_id)`
+        LEFT JOIN unnest($1::bigint[], %[1]s::text[]) AS t (plant_id, trace_parent) USING (plant_id)`
 	untracedParents = `NULL::text[]`
 )
 
