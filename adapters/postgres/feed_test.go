@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -201,5 +202,104 @@ func TestADeleteOfAPlantWithoutItsItemCarriesItsState(t *testing.T) {
 	events := readUntil(t, s, start, 1)
 	if want := `{"id":1,"name":"Pilea \"P\"","tag":"green"}`; events[0].Type != "plant.deleted" || string(events[0].Plant) != want {
 		t.Fatalf("the delete's event is %s %s, want plant.deleted %s", events[0].Type, events[0].Plant, want)
+	}
+}
+
+// A change or a conditional delete decided on a plant that was deleted and
+// created again, by another replica, before the write reached it writes
+// nothing to the new plant: it is decided again on it. Each incarnation of
+// an id has versions of its own, so the write over the version it read
+// cannot take the new plant for the old one.
+func TestAWriteDecidedOnAnEarlierIncarnationIsDecidedAgain(t *testing.T) {
+	s, url := newStore(t)
+	other := openStore(t, url)
+	ctx := context.Background()
+	fern, moss := record(t, 1, "Fern", ""), record(t, 1, "Moss", "")
+	recreate := func() {
+		t.Helper()
+		if deleted, err := other.DeletePlant(ctx, 1); err != nil || !deleted {
+			t.Fatalf("DeletePlant on the other store = %v, %v", deleted, err)
+		}
+		if _, inserted, err := other.InsertIfAbsent(ctx, moss); err != nil || !inserted {
+			t.Fatalf("InsertIfAbsent on the other store = %v, %v", inserted, err)
+		}
+	}
+	if _, _, err := s.InsertIfAbsent(ctx, fern); err != nil {
+		t.Fatal(err)
+	}
+	var saw []string
+	got, err := s.UpdatePlant(ctx, 1, func(p domain.Plant) (domain.Plant, error) {
+		saw = append(saw, p.Name().String())
+		if len(saw) == 1 {
+			recreate()
+		}
+		return p.WithTag(mustTag(t, "seen")), nil
+	})
+	if err != nil || strings.Join(saw, ",") != "Fern,Moss" || got.Name().String() != "Moss" {
+		t.Fatalf("UpdatePlant across a re-create = %s, %v after seeing %v; want it decided again on Moss", got.Name(), err, saw)
+	}
+
+	if _, err := s.db.Exec(`UPDATE plants SET name = 'Fern', tag = NULL, item = NULL WHERE id = 1`); err != nil {
+		t.Fatal(err)
+	}
+	saw = nil
+	_, err = s.DeletePlantIf(ctx, 1, func(p domain.Plant) error {
+		saw = append(saw, p.Name().String())
+		if len(saw) == 1 {
+			recreate()
+		}
+		if p.Name().String() != "Fern" {
+			return application.ErrPreconditionFailed
+		}
+		return nil
+	})
+	if !errors.Is(err, application.ErrPreconditionFailed) || strings.Join(saw, ",") != "Fern,Moss" {
+		t.Fatalf("DeletePlantIf expecting Fern across a re-create = %v after seeing %v; want it refused on Moss", err, saw)
+	}
+	if p, found, err := s.FindPlant(ctx, 1); err != nil || !found || p.Name().String() != "Moss" {
+		t.Fatalf("after the refused delete: %v %v %v; want Moss stored", p.Name(), found, err)
+	}
+}
+
+// Updates of one plant decided together, in one batch, are one write of
+// the row but each its own event, in order: even two changes that bring the
+// plant back to what it was are two events, and a delete after them a third.
+func TestUpdatesInOneBatchEachHaveTheirEvent(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := context.Background()
+	fern := record(t, 1, "Fern", "")
+	if _, _, err := s.InsertIfAbsent(ctx, fern); err != nil {
+		t.Fatal(err)
+	}
+	_, start := readFrom(t, s, nil)
+	rename := func(name string) write {
+		return write{kind: &updateKind, id: 1, arg: updating{update: func(p domain.Plant) (domain.Plant, error) {
+			return p.WithName(mustName(t, name)), nil
+		}}}
+	}
+	for i, res := range s.flush(ctx, []write{rename("Moss"), rename("Moss"), rename("Fern")}) {
+		if res.Err != nil || !res.Value.done {
+			t.Fatalf("update %d: %+v", i, res)
+		}
+	}
+	for i, res := range s.flush(ctx, []write{rename("Ivy"), {kind: &updateKind, id: 1, arg: updating{check: allowAny}}}) {
+		if res.Err != nil || !res.Value.done {
+			t.Fatalf("write %d of the second batch: %+v", i, res)
+		}
+	}
+	events := readUntil(t, s, start, 4)
+	var got []string
+	for _, e := range events {
+		got = append(got, e.Type+" "+string(e.Plant))
+	}
+	want := []string{`plant.changed {"id":1,"name":"Moss"}`, `plant.changed {"id":1,"name":"Fern"}`,
+		`plant.changed {"id":1,"name":"Ivy"}`, `plant.deleted {"id":1,"name":"Ivy"}`}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Fatalf("events %v, want %v", got, want)
+	}
+	for i := 1; i < len(events); i++ {
+		if events[i].Number <= events[i-1].Number {
+			t.Fatalf("event %d numbered %d after %d", i, events[i].Number, events[i-1].Number)
+		}
 	}
 }

@@ -44,8 +44,8 @@ var createKind = writeKind{
     FROM unnest(` + rowParams(1) + `, ` + afterRow(1, 1) + `::text[])
         AS t (` + columnList("") + `, trace_parent)
 ), inserted AS (
-    INSERT INTO plants (` + columnList("") + `)
-    SELECT ` + columnList("") + ` FROM input
+    INSERT INTO plants (` + columnList("", versionColumn) + `)
+    SELECT ` + columnList("", versionColumn) + ` FROM input
     WHERE (SELECT n FROM locks) IS NOT NULL
     ON CONFLICT (id) DO NOTHING
     RETURNING id, item
@@ -68,7 +68,7 @@ WHERE input.id NOT IN (SELECT id FROM inserted)`,
 	args: func(s *Store, ws []write) []any {
 		rows := make([]plantRow, len(ws))
 		for i, w := range ws {
-			rows[i] = rowOf(w.rec, 1)
+			rows[i] = rowOf(w.rec, 0) // the database versions it
 		}
 		if s.cfg.Payload == application.EventPayload {
 			return append(rowArrays(rows), "{}", nil)
@@ -124,8 +124,9 @@ var deleteKind = writeKind{
 }
 
 // replaceKind writes the row an update decided (see update.go) over the
-// version it was decided on: the row carries the next version, and the
-// UPDATE takes only a stored row one version before it. Under READ
+// version it was decided on: the row carries that version, and the UPDATE
+// takes only a stored row still at it (the database gives the row a new
+// one, which no other state of the id ever had or will have). Under READ
 // COMMITTED the UPDATE checks that on the latest committed row, after
 // waiting for any writer of it, so the check and the write are one step.
 // It answers the rows it wrote; another is not written, since a writer
@@ -138,9 +139,9 @@ var replaceKind = writeKind{
 	ctes: `replacements AS (
     SELECT * FROM unnest(` + rowParams(1) + `) AS t (` + columnList("") + `)
 ), replaced AS (
-    UPDATE plants SET (` + columnList("", "id") + `) = (` + columnList("replacements.", "id") + `)
+    UPDATE plants SET (` + columnList("", "id", versionColumn) + `) = (` + columnList("replacements.", "id", versionColumn) + `)
     FROM replacements
-    WHERE plants.id = replacements.id AND plants.version = replacements.version - 1
+    WHERE plants.id = replacements.id AND plants.version = replacements.version
       AND (SELECT n FROM locks) IS NOT NULL
     RETURNING plants.id
 ), changed_events AS (

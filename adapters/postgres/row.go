@@ -34,12 +34,18 @@ type plantRow struct {
 	// the service writes with every write of the plant: what a list page
 	// aggregates, and what the plant's events carry.
 	Item sql.NullString `db:"item" pg:"text"`
-	// Version counts the plant's writes by the service, from 1 at its
-	// create: an update by function writes only over the version it read.
+	// Version tells this state of the row from every other the id has
+	// had, across deletes and re-creates: the database sets it at every
+	// write, from the sequence plant_versions, and the service never writes
+	// it (versionColumn). An update by function writes only over the
+	// version it read.
 	Version   sql.NullInt64  `db:"version" pg:"bigint"`
 	CreatedBy sql.NullString `db:"created_by" pg:"text"`
 	CreatedAt sql.NullTime   `db:"created_at" pg:"timestamptz"`
 }
+
+// versionColumn is the column the database sets at every write.
+const versionColumn = "version"
 
 // rowOf is the row of the plant of rec, at version.
 func rowOf(rec application.Record, version int64) plantRow {
@@ -70,9 +76,10 @@ func itemOf(p domain.Plant) string {
 	return item
 }
 
-// with is r holding p instead, one version on: the row an update writes.
+// with is r holding p instead: the row an update writes over r, which
+// carries the version it was read at.
 func (r plantRow) with(p domain.Plant) plantRow {
-	next := rowOf(application.Record{Plant: p, CreatedBy: r.CreatedBy.String, CreatedAt: r.CreatedAt.Time}, r.Version.Int64+1)
+	next := rowOf(application.Record{Plant: p, CreatedBy: r.CreatedBy.String, CreatedAt: r.CreatedAt.Time}, r.Version.Int64)
 	next.CreatedBy, next.CreatedAt = r.CreatedBy, r.CreatedAt
 	return next
 }
