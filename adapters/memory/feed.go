@@ -23,14 +23,14 @@ type feed struct {
 type feedEvent struct {
 	number int64
 	typ    application.EventType
-	item   []byte
+	item   string
 	at     time.Time
 }
 
 // add stores the event of one write of p, and returns it.
 func (f *feed) add(typ application.EventType, p domain.Plant) feedEvent {
 	f.last++
-	e := feedEvent{number: f.last, typ: typ, item: plantjson.AppendItem(nil, p), at: time.Now()}
+	e := feedEvent{number: f.last, typ: typ, item: string(plantjson.AppendItem(nil, p)), at: time.Now()}
 	f.events = append(f.events, e)
 	return e
 }

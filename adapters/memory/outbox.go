@@ -41,7 +41,7 @@ func (o *outbox) add(rec application.Record) {
 // addEvent writes one delivery per receiver for the event e of a write of
 // the plant id (the event payload).
 func (o *outbox) addEvent(e feedEvent, id domain.ID, traceParent string) {
-	o.announce(application.Event{PlantID: id, Item: e.item, Type: e.typ, Number: e.number, CreatedAt: e.at, TraceParent: traceParent})
+	o.announce(application.Event{PlantID: id, Item: []byte(e.item), Type: e.typ, Number: e.number, CreatedAt: e.at, TraceParent: traceParent})
 }
 
 // announce writes e once per receiver, each with an id of its own, due at

@@ -3,8 +3,10 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/plantstore/plantstore/adapters/internal/plantjson"
@@ -33,38 +35,54 @@ import (
 // any database of the server, holds the feed's pages back until it ends
 // (docs/operations.md, "The event feed").
 
-// feedRow is a row readFeed answers: the horizon, the time and the floor,
-// and an event or NULLs.
+// feedRow is the one row readFeed answers: the horizon, the time and the
+// floor, and the page's events as parallel lists, in feed order: their
+// transaction ids, numbers, types and times (Unix microseconds), comma-
+// separated, and their items, one a line (an item is JSON, in which a line
+// break is always escaped). NULL lists for an empty page.
 type feedRow struct {
 	Horizon     string         `db:"horizon"` // xid8, as text
 	Now         time.Time      `db:"now"`
 	FloorXID    string         `db:"floor_xid"`
 	FloorNumber int64          `db:"floor_number"`
-	XID         sql.NullString `db:"xid"`
-	Number      sql.NullInt64  `db:"number"`
-	Type        sql.NullString `db:"type"`
-	Item        sql.NullString `db:"item"`
-	CreatedAt   sql.NullTime   `db:"created_at"`
+	Count       int            `db:"count"`
+	XIDs        sql.NullString `db:"xids"`
+	Numbers     sql.NullString `db:"numbers"`
+	Types       sql.NullString `db:"types"`
+	Times       sql.NullString `db:"times"`
+	Items       sql.NullString `db:"items"`
 }
 
 // readFeed is the page of at most $3 events after ($1, $2), below the
 // horizon, with the horizon, the time and the floor, in one statement and
 // so one snapshot: a prune committed between reading the floor and the
-// events would otherwise hide events behind a position that looks fresh. A
-// page without events is one row with NULLs for the event. The events come
-// from a range scan of the primary key, (xid, number).
+// events would otherwise hide events behind a position that looks fresh.
+// The events come from a range scan of the primary key, (xid, number), and
+// reach the aggregates in its order (the documented way of ordering an
+// aggregate's input, which pageOfEvents checks); the page is one row, as a
+// page of plants is, since reading a hundred rows into values cost the
+// service four times what the page's JSON does (docs/performance.md, "The
+// event feed"). Nothing here renders JSON: the service renders each event
+// around its item.
 const readFeed = `
 SELECT h.horizon::text AS horizon, h.now, f.xid::text AS floor_xid, f.number AS floor_number,
-       e.xid::text AS xid, e.number, e.type, e.item, e.created_at
+       p.count, p.xids, p.numbers, p.types, p.times, p.items
 FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS horizon, statement_timestamp() AS now) AS h
 CROSS JOIN plant_event_floor AS f
-LEFT JOIN LATERAL (
-    SELECT xid, number, type, item, created_at FROM plant_events
-    WHERE (xid, number) > ($1::xid8, $2::bigint) AND xid < h.horizon
-    ORDER BY xid, number
-    LIMIT $3
-) AS e ON true
-ORDER BY e.xid, e.number`
+CROSS JOIN LATERAL (
+    SELECT count(*) AS count,
+           string_agg(e.xid::text, ',') AS xids,
+           string_agg(e.number::text, ',') AS numbers,
+           string_agg(e.type, ',') AS types,
+           string_agg(trunc(extract(epoch FROM e.created_at) * 1000000)::text, ',') AS times,
+           string_agg(e.item, E'\n') AS items
+    FROM (
+        SELECT xid, number, type, item, created_at FROM plant_events
+        WHERE (xid, number) > ($1::xid8, $2::bigint) AND xid < h.horizon
+        ORDER BY xid, number
+        LIMIT $3
+    ) AS e
+) AS p`
 
 // ReadEvents returns the page of at most q.Limit events that follow
 // q.After, rendered as the API writes it. Positions are judged by the
@@ -75,7 +93,7 @@ func (s *Store) ReadEvents(ctx context.Context, q application.FeedQuery) (applic
 	defer cancel()
 	page, err := s.readEvents(ctx, q)
 	s.metrics.observeReads("events", 1, time.Since(start))
-	if err != nil && err != application.ErrFeedExpired {
+	if err != nil && !errors.Is(err, application.ErrFeedExpired) {
 		return application.EventPage{}, s.fail("read events", err)
 	}
 	return page, err
@@ -91,58 +109,105 @@ func (s *Store) readEvents(ctx context.Context, q application.FeedQuery) (applic
 		return application.EventPage{}, err
 	}
 	defer rows.Close()
-	var (
-		page    = application.EventPage{JSON: []byte{'['}}
-		last    = q.After
-		horizon uint64
-	)
-	for first := true; rows.Next(); first = false {
-		var r feedRow
-		if err := rows.StructScan(&r); err != nil {
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
 			return application.EventPage{}, err
 		}
-		if first {
-			if horizon, err = strconv.ParseUint(r.Horizon, 10, 64); err != nil {
-				return application.EventPage{}, fmt.Errorf("feed horizon %q: %w", r.Horizon, err)
-			}
-			floor, err := position(r.FloorXID, r.FloorNumber)
-			if err != nil {
-				return application.EventPage{}, err
-			}
-			if q.HasAfter && (q.After.At.Before(r.Now.Add(-time.Duration(q.Retention))) || before(q.After, floor)) {
-				return application.EventPage{}, application.ErrFeedExpired
-			}
-			last.At = r.Now.Truncate(time.Second)
-		}
-		if !r.Number.Valid {
-			break
-		}
-		at := last.At
-		if last, err = position(r.XID.String, r.Number.Int64); err != nil {
-			return application.EventPage{}, err
-		}
-		last.At = at
-		if page.Count > 0 {
-			page.JSON = append(page.JSON, ',')
-		}
-		if page.JSON, err = plantjson.AppendEvent(page.JSON, r.Type.String, r.Number.Int64, r.CreatedAt.Time, []byte(r.Item.String)); err != nil {
-			return application.EventPage{}, err
-		}
-		page.Count++
+		return application.EventPage{}, errors.New("the event feed has no floor: plant_event_floor lost its row")
 	}
-	if err := rows.Err(); err != nil {
+	var r feedRow
+	if err := rows.StructScan(&r); err != nil {
 		return application.EventPage{}, err
 	}
-	page.JSON = append(page.JSON, ']')
+	horizon, err := strconv.ParseUint(r.Horizon, 10, 64)
+	if err != nil {
+		return application.EventPage{}, fmt.Errorf("feed horizon %q: %w", r.Horizon, err)
+	}
+	floor, err := position(r.FloorXID, r.FloorNumber)
+	if err != nil {
+		return application.EventPage{}, err
+	}
+	if q.HasAfter && (q.After.At.Before(r.Now.Add(-time.Duration(q.Retention))) || before(q.After, floor)) {
+		return application.EventPage{}, application.ErrFeedExpired
+	}
+	page, last, err := pageOfEvents(r, q.After)
+	if err != nil {
+		return application.EventPage{}, err
+	}
 	page.Next = last
 	if page.Count < q.Limit {
 		// Every event below the horizon that follows q.After is on the page.
-		if past := (application.FeedPosition{Tx: horizon, At: last.At}); before(last, past) {
+		if past := (application.FeedPosition{Tx: horizon}); before(last, past) {
 			page.Next = past
 		}
 	}
-	return page, nil
+	page.Next.At = r.Now.Truncate(time.Second)
+	return page, rows.Err()
 }
+
+// pageOfEvents renders the events of r, and returns the position of the
+// last one (after, on an empty page). It holds the lists to their count and
+// to the feed's order.
+func pageOfEvents(r feedRow, after application.FeedPosition) (application.EventPage, application.FeedPosition, error) {
+	if r.Count == 0 {
+		return application.EmptyEventPage(after), after, nil
+	}
+	var (
+		xids, numbers, types, times = fields{r.XIDs.String, ','}, fields{r.Numbers.String, ','}, fields{r.Types.String, ','}, fields{r.Times.String, ','}
+		items                       = fields{r.Items.String, '\n'}
+		page                        = application.EventPage{JSON: make([]byte, 0, len(r.Items.String)+r.Count*96+2)}
+		last                        = after
+	)
+	page.JSON = append(page.JSON, '[')
+	for k := range r.Count {
+		tx, err1 := strconv.ParseUint(xids.next(), 10, 64)
+		number, err2 := strconv.ParseInt(numbers.next(), 10, 64)
+		micros, err3 := strconv.ParseInt(times.next(), 10, 64)
+		typ, item := types.next(), items.next()
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return application.EventPage{}, last, fmt.Errorf("feed page, event %d of %d: %w", k+1, r.Count, err)
+		}
+		at := application.FeedPosition{Tx: tx, Number: number}
+		if !before(last, at) {
+			return application.EventPage{}, last, fmt.Errorf("feed page out of order: (%d, %d) after (%d, %d)", tx, number, last.Tx, last.Number)
+		}
+		last = at
+		if k > 0 {
+			page.JSON = append(page.JSON, ',')
+		}
+		if page.JSON, err1 = plantjson.AppendEvent(page.JSON, typ, number, time.UnixMicro(micros), item); err1 != nil {
+			return application.EventPage{}, last, err1
+		}
+	}
+	if !xids.done() || !numbers.done() || !types.done() || !times.done() || !items.done() {
+		return application.EventPage{}, last, fmt.Errorf("feed page of %d events has lists of other lengths", r.Count)
+	}
+	page.JSON = append(page.JSON, ']')
+	page.Count = r.Count
+	return page, last, nil
+}
+
+// fields reads a list of fields separated by sep, one at a time.
+type fields struct {
+	rest string
+	sep  byte
+}
+
+// next returns the next field; past the last, "".
+func (f *fields) next() string {
+	i := strings.IndexByte(f.rest, f.sep)
+	if i < 0 {
+		field := f.rest
+		f.rest = ""
+		return field
+	}
+	field := f.rest[:i]
+	f.rest = f.rest[i+1:]
+	return field
+}
+
+// done reports whether every field was read.
+func (f *fields) done() bool { return f.rest == "" }
 
 // position is the feed position of an event.
 func position(xid string, number int64) (application.FeedPosition, error) {

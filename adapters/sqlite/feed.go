@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -61,26 +63,30 @@ func (b *batchTx) record(typ application.EventType, w write, item string) error 
 // readFeed is one page of events after ?1, at most ?2, with the floor and
 // the last number handed out, in one statement and so one snapshot: a prune
 // committed between reading the floor and the events would otherwise hide
-// events behind a position that looks fresh. A page without events is one
-// row of NULLs.
+// events behind a position that looks fresh. The page is one row, its
+// events as parallel lists in number order (numbers, types and times comma-
+// separated, items one a line: an item is JSON, in which a line break is
+// always escaped), as a page of plants is one text; pageOfEvents checks the
+// order. Nothing here renders JSON.
 var readFeed = `
 SELECT f.number AS floor,
        coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'plant_events'), 0) AS last,
-       e.number, e.type, e.item, e.created_at
-FROM plant_event_floor AS f
-LEFT JOIN (
-    SELECT number, type, item, created_at FROM plant_events WHERE number > ?1 ORDER BY number LIMIT ?2
-) AS e ON true
-ORDER BY e.number`
+       p.count, p.numbers, p.types, p.times, p.items
+FROM plant_event_floor AS f, (
+    SELECT count(*) AS count, group_concat(e.number, ',') AS numbers, group_concat(e.type, ',') AS types,
+           group_concat(e.created_at, ',') AS times, group_concat(e.item, char(10)) AS items
+    FROM (SELECT number, type, item, created_at FROM plant_events WHERE number > ?1 ORDER BY number LIMIT ?2) AS e
+) AS p`
 
-// feedRow is a row readFeed answers: the floor, and an event or NULLs.
+// feedRow is the one row readFeed answers.
 type feedRow struct {
-	Floor     int64          `db:"floor"`
-	Last      int64          `db:"last"`
-	Number    sql.NullInt64  `db:"number"`
-	Type      sql.NullString `db:"type"`
-	Item      sql.NullString `db:"item"`
-	CreatedAt sql.NullString `db:"created_at"`
+	Floor   int64          `db:"floor"`
+	Last    int64          `db:"last"`
+	Count   int            `db:"count"`
+	Numbers sql.NullString `db:"numbers"`
+	Types   sql.NullString `db:"types"`
+	Times   sql.NullString `db:"times"`
+	Items   sql.NullString `db:"items"`
 }
 
 // ReadEvents returns the page of at most q.Limit events that follow
@@ -90,51 +96,60 @@ func (s *Store) ReadEvents(ctx context.Context, q application.FeedQuery) (applic
 	if q.HasAfter && q.After.At.Before(now.Add(-time.Duration(q.Retention))) {
 		return application.EventPage{}, application.ErrFeedExpired
 	}
-	stmt, err := s.reads.stmt(ctx, s.read, readFeed)
+	var r feedRow
+	if err := s.get(ctx, &r, readFeed, q.After.Number, q.Limit); err != nil {
+		return application.EventPage{}, edgeError("read events", err)
+	}
+	if q.HasAfter && q.After.Number < r.Floor {
+		return application.EventPage{}, application.ErrFeedExpired
+	}
+	page, err := pageOfEvents(r, q.After.Number)
 	if err != nil {
-		return application.EventPage{}, edgeError("read events", err)
+		return application.EventPage{}, err
 	}
-	rows, err := stmt.QueryxContext(ctx, q.After.Number, q.Limit)
-	if err != nil {
-		return application.EventPage{}, edgeError("read events", err)
-	}
-	defer rows.Close()
-	page := application.EventPage{JSON: []byte{'['}, Next: application.FeedPosition{Number: q.After.Number, At: now.Truncate(time.Second)}}
-	var last int64
-	for rows.Next() {
-		var r feedRow
-		if err := rows.StructScan(&r); err != nil {
-			return application.EventPage{}, edgeError("read events", err)
-		}
-		if q.HasAfter && q.After.Number < r.Floor {
-			return application.EventPage{}, application.ErrFeedExpired
-		}
-		last = max(last, r.Last)
-		if !r.Number.Valid {
-			break
-		}
-		at, err := time.Parse(createdAtLayout, r.CreatedAt.String)
-		if err != nil {
-			return application.EventPage{}, fmt.Errorf("sqlite: event %d: %w", r.Number.Int64, err)
-		}
-		if page.Count > 0 {
-			page.JSON = append(page.JSON, ',')
-		}
-		if page.JSON, err = plantjson.AppendEvent(page.JSON, r.Type.String, r.Number.Int64, at, []byte(r.Item.String)); err != nil {
-			return application.EventPage{}, err
-		}
-		page.Count++
-		page.Next.Number = r.Number.Int64
-	}
-	if err := rows.Err(); err != nil {
-		return application.EventPage{}, edgeError("read events", err)
-	}
-	page.JSON = append(page.JSON, ']')
 	if page.Count < q.Limit {
 		// Every event that follows q.After is on the page: the next one
 		// will be numbered after the last handed out.
-		page.Next.Number = max(page.Next.Number, last)
+		page.Next.Number = max(page.Next.Number, r.Last)
 	}
+	page.Next.At = now.Truncate(time.Second)
+	return page, nil
+}
+
+// pageOfEvents renders the events of r, which follow the number after, and
+// sets the page's next number to the last one's.
+func pageOfEvents(r feedRow, after int64) (application.EventPage, error) {
+	page := application.EventPage{Next: application.FeedPosition{Number: after}}
+	if r.Count == 0 {
+		page.JSON = []byte("[]")
+		return page, nil
+	}
+	numbers, types, times := strings.Split(r.Numbers.String, ","), strings.Split(r.Types.String, ","), strings.Split(r.Times.String, ",")
+	items := strings.Split(r.Items.String, "\n")
+	if len(numbers) != r.Count || len(types) != r.Count || len(times) != r.Count || len(items) != r.Count {
+		return application.EventPage{}, fmt.Errorf("sqlite: feed page of %d events has lists of other lengths", r.Count)
+	}
+	page.JSON = make([]byte, 0, len(r.Items.String)+r.Count*96+2)
+	page.JSON = append(page.JSON, '[')
+	for k := range r.Count {
+		number, err := strconv.ParseInt(numbers[k], 10, 64)
+		if err != nil || number <= page.Next.Number {
+			return application.EventPage{}, fmt.Errorf("sqlite: feed page out of order: %q after %d (%v)", numbers[k], page.Next.Number, err)
+		}
+		at, err := time.Parse(createdAtLayout, times[k])
+		if err != nil {
+			return application.EventPage{}, fmt.Errorf("sqlite: event %d: %w", number, err)
+		}
+		if k > 0 {
+			page.JSON = append(page.JSON, ',')
+		}
+		if page.JSON, err = plantjson.AppendEvent(page.JSON, types[k], number, at, items[k]); err != nil {
+			return application.EventPage{}, err
+		}
+		page.Next.Number = number
+	}
+	page.JSON = append(page.JSON, ']')
+	page.Count = r.Count
 	return page, nil
 }
 

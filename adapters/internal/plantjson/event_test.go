@@ -1,9 +1,86 @@
 package plantjson
 
 import (
+	"bytes"
+	"strconv"
 	"testing"
 	"time"
+
+	"github.com/go-json-experiment/json"
 )
+
+// AppendEvent writes, byte for byte, what the library writes for the
+// Event transport type, whatever the time's fractional digits, the number
+// and the item.
+func TestAppendEventIsTheLibrarysEncoding(t *testing.T) {
+	item := AppendItem(nil, mustPlant(t, -7, `say "hi" \ 🌵`, ptr("a\u2028b")))
+	base := time.Date(2026, 11, 25, 23, 20, 7, 0, time.UTC)
+	for _, at := range []time.Time{
+		base, base.Add(500 * time.Millisecond), base.Add(123456 * time.Microsecond), base.Add(123456789),
+		base.In(time.FixedZone("east", 5*3600)), time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
+	} {
+		for _, typ := range []string{"plant.created", "plant.changed", "plant.deleted"} {
+			for _, number := range []int64{1, 42, 1<<63 - 1} {
+				got, err := AppendEvent([]byte("x"), typ, number, at, string(item))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := json.Marshal(Event{ID: EventID(number), Type: typ, Number: number, Time: at.UTC(), Plant: item}, options)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(got) != "x"+string(want) {
+					t.Fatalf("AppendEvent = %s\nthe library: %s", got[1:], want)
+				}
+			}
+		}
+	}
+}
+
+// An item that is not one JSON object leaves the page as it was.
+func TestAppendEventRefusesWhatIsNotAnItem(t *testing.T) {
+	for _, item := range []string{"", "{", `"x"`, "[1]", "{\"id\":1,\n\"name\":\"a\"}"} {
+		if got, err := AppendEvent([]byte("[x"), "plant.created", 1, time.Now(), item); err == nil || string(got) != "[x" {
+			t.Errorf("AppendEvent of item %q = %s, %v; want an error and the page as it was", item, got, err)
+		}
+	}
+}
+
+// BenchmarkEventPage is a page of 100 events as the stores render it, by
+// hand (impl=hand) and by the library (impl=library).
+func BenchmarkEventPage(b *testing.B) {
+	items := make([]string, 100)
+	for i := range items {
+		items[i] = `{"id":` + strconv.Itoa(1000+i) + `,"name":"Monstera deliciosa","tag":"indoor"}`
+	}
+	at := time.Date(2026, 11, 25, 23, 20, 7, 123456000, time.UTC)
+	for _, impl := range []struct {
+		name string
+		fn   func(dst []byte, typ string, number int64, at time.Time, item string) ([]byte, error)
+	}{{"impl=hand", AppendEvent}, {"impl=library", libraryAppendEvent}} {
+		b.Run(impl.name, func(b *testing.B) {
+			buf := make([]byte, 0, 32<<10)
+			b.ReportAllocs()
+			for b.Loop() {
+				buf = append(buf[:0], '[')
+				for i, it := range items {
+					if i > 0 {
+						buf = append(buf, ',')
+					}
+					buf, _ = impl.fn(buf, "plant.created", int64(i+1), at, it)
+				}
+				buf = append(buf, ']')
+			}
+		})
+	}
+}
+
+// libraryAppendEvent is the event as the library writes it, into dst.
+func libraryAppendEvent(dst []byte, typ string, number int64, at time.Time, item string) ([]byte, error) {
+	buf := bytes.NewBuffer(dst)
+	err := json.MarshalWrite(buf, Event{ID: EventID(number), Type: typ, Number: number, Time: at.UTC(), Plant: []byte(item)}, options)
+	return buf.Bytes(), err
+}
 
 // An envelope is the Standard Webhooks envelope of the event as the feed
 // lists it: its type, the commit time in UTC as its timestamp, and the
@@ -11,7 +88,7 @@ import (
 func TestAppendEnvelope(t *testing.T) {
 	at := time.Date(2026, 12, 1, 10, 31, 12, 500_000_000, time.FixedZone("CET", 3600))
 	item := AppendItem(nil, mustPlant(t, 7, "Fern \"2\"", ptr("green")))
-	event, err := AppendEvent(nil, "plant.changed", 1042, at, item)
+	event, err := AppendEvent(nil, "plant.changed", 1042, at, string(item))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,6 @@ func appendPlant(dst []byte, p Plant) []byte {
 type scratch struct {
 	buf      bytes.Buffer
 	item     Item
-	event    Event
 	envelope Envelope
 }
 
@@ -90,8 +89,8 @@ func getScratch(dst []byte) *scratch {
 }
 
 // marshal encodes v after what the buffer holds. The transport types hold
-// only strings, integers, a time and an item the service rendered, so with
-// invalid UTF-8 allowed nothing can fail.
+// only strings and an integer, so with invalid UTF-8 allowed nothing can
+// fail.
 func (s *scratch) marshal(v any) {
 	if err := json.MarshalWrite(&s.buf, v, options); err != nil {
 		panic("plantjson: " + err.Error())
@@ -103,7 +102,7 @@ func (s *scratch) marshal(v any) {
 func (s *scratch) done() []byte {
 	out := s.buf.Bytes()
 	s.buf = bytes.Buffer{}
-	s.item, s.event, s.envelope = Item{}, Event{}, Envelope{}
+	s.item, s.envelope = Item{}, Envelope{}
 	scratchPool.Put(s)
 	return out
 }
