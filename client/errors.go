@@ -80,6 +80,10 @@ var (
 	// ErrPreconditionFailed: a Condition did not hold, and nothing changed
 	// (412). Read the plant again for its state and ETag.
 	ErrPreconditionFailed = errors.New("plantstore: precondition failed")
+	// ErrFeedExpired: the feed's cursor is older than the service keeps
+	// events (410), so events that followed it may be gone. List the plants
+	// again, then read the feed from its start (Feed with "").
+	ErrFeedExpired = errors.New("plantstore: the feed's cursor has expired")
 	// ErrUnavailable: the service cannot answer now (503); try again after
 	// the Error's RetryAfter. A write answered so may or may not have been
 	// made.
@@ -99,6 +103,8 @@ func (e *Error) Is(target error) bool {
 		return e.StatusCode == http.StatusConflict
 	case ErrPreconditionFailed:
 		return e.StatusCode == http.StatusPreconditionFailed
+	case ErrFeedExpired:
+		return e.StatusCode == http.StatusGone && e.Code == CodeFeedExpired
 	case ErrUnavailable:
 		return e.StatusCode == http.StatusServiceUnavailable
 	case ErrUnauthorized:

@@ -346,26 +346,6 @@ type ListEventsParams struct {
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
-// HeadListEventsParams defines parameters for HeadListEvents.
-type HeadListEventsParams struct {
-	// Limit The most events on the page, written as a decimal without sign or leading zeros.
-	Limit *int32 `form:"limit,omitempty" json:"limit,omitempty"`
-
-	// After Where the page starts: the cursor of a `Link` this feed sent,
-	// opaque, passed on as it is. Without it the page starts at the
-	// oldest event kept. A cursor older than the feed's retention
-	// (`PLANTSTORE_EVENT_RETENTION`, 168 h by default) is refused with
-	// `410` (`41001`); any other value that is not such a cursor with
-	// `40002`.
-	After *Cursor `form:"after,omitempty" json:"after,omitempty"`
-
-	// XRequestID An id for this request, for tracing. A value of 1 to 128 characters
-	// from `A-Z a-z 0-9 - _ . : / + =` is echoed back in the response's
-	// `X-Request-ID`; any other value is replaced by a new id, never refused.
-	// For example `4f9c2a1e-8d7b-4e55-9a0b-3c1d2e3f4a5b`.
-	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
-}
-
 // ListPlantsParams defines parameters for ListPlants.
 type ListPlantsParams struct {
 	// Limit The most plants on the page, written as a decimal without sign or leading zeros.
@@ -570,13 +550,6 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /events (the `ListEvents` operationId).
 	ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// HeadListEvents Read the event feed, headers only
-	//
-	// The same as `GET`, with the same checks and headers, and no body.
-	//
-	// Corresponds with HEAD /events (the `HeadListEvents` operationId).
-	HeadListEvents(ctx context.Context, params *HeadListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListPlants List plants
 	//
@@ -787,23 +760,6 @@ type ClientInterface interface {
 // Corresponds with GET /events (the `ListEvents` operationId).
 func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListEventsRequest(c.Server, params)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// HeadListEvents Read the event feed, headers only
-//
-// The same as `GET`, with the same checks and headers, and no body.
-//
-// Corresponds with HEAD /events (the `HeadListEvents` operationId).
-func (c *Client) HeadListEvents(ctx context.Context, params *HeadListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewHeadListEventsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1134,87 +1090,6 @@ func NewListEventsRequest(server string, params *ListEventsParams) (*http.Reques
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	if params != nil {
-
-		if params.XRequestID != nil {
-			var headerParam0 string
-
-			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
-			if err != nil {
-				return nil, err
-			}
-
-			req.Header.Set("X-Request-ID", headerParam0)
-		}
-
-	}
-
-	return req, nil
-}
-
-// NewHeadListEventsRequest constructs an http.Request for the HeadListEvents method
-func NewHeadListEventsRequest(server string, params *HeadListEventsParams) (*http.Request, error) {
-	var err error
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/events")
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	if params != nil {
-		// queryValues collects non-styled parameters (passthrough, JSON)
-		// that are safe to round-trip through url.Values.Encode().
-		queryValues := queryURL.Query()
-		// rawQueryFragments collects pre-encoded query fragments from
-		// styled parameters, preserving literal commas as delimiters
-		// per the OpenAPI spec (e.g. "color=blue,black,brown").
-		var rawQueryFragments []string
-
-		if params.Limit != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.After != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if encoded := queryValues.Encode(); encoded != "" {
-			rawQueryFragments = append(rawQueryFragments, encoded)
-		}
-		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
-	}
-
-	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -1695,15 +1570,6 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /events (the `ListEvents` operationId).
 	ListEventsWithResponse(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*ListEventsResponse, error)
 
-	// HeadListEventsWithResponse Read the event feed, headers only
-	//
-	// The same as `GET`, with the same checks and headers, and no body.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	//
-	// Corresponds with HEAD /events (the `HeadListEvents` operationId).
-	HeadListEventsWithResponse(ctx context.Context, params *HeadListEventsParams, reqEditors ...RequestEditorFn) (*HeadListEventsResponse, error)
-
 	// ListPlantsWithResponse List plants
 	//
 	// Lists plants in ascending `id` order, a page at a time. When at least
@@ -2051,108 +1917,6 @@ func (r ListEventsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListEventsResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-// HeadListEventsResponse200Headers the declared response headers of an HTTP 200 response for HeadListEvents
-type HeadListEventsResponse200Headers struct {
-	Link       string
-	XRequestID string
-}
-
-// HeadListEventsResponse400Headers the declared response headers of an HTTP 400 response for HeadListEvents
-type HeadListEventsResponse400Headers struct {
-	XRequestID string
-}
-
-// HeadListEventsResponse401Headers the declared response headers of an HTTP 401 response for HeadListEvents
-type HeadListEventsResponse401Headers struct {
-	WWWAuthenticate string
-	XRequestID      string
-}
-
-// HeadListEventsResponse403Headers the declared response headers of an HTTP 403 response for HeadListEvents
-type HeadListEventsResponse403Headers struct {
-	WWWAuthenticate string
-	XRequestID      string
-}
-
-// HeadListEventsResponse404Headers the declared response headers of an HTTP 404 response for HeadListEvents
-type HeadListEventsResponse404Headers struct {
-	XRequestID string
-}
-
-// HeadListEventsResponse405Headers the declared response headers of an HTTP 405 response for HeadListEvents
-type HeadListEventsResponse405Headers struct {
-	Allow      string
-	XRequestID string
-}
-
-// HeadListEventsResponse410Headers the declared response headers of an HTTP 410 response for HeadListEvents
-type HeadListEventsResponse410Headers struct {
-	XRequestID string
-}
-
-// HeadListEventsResponse500Headers the declared response headers of an HTTP 500 response for HeadListEvents
-type HeadListEventsResponse500Headers struct {
-	XRequestID string
-}
-
-// HeadListEventsResponse503Headers the declared response headers of an HTTP 503 response for HeadListEvents
-type HeadListEventsResponse503Headers struct {
-	RetryAfter int
-	XRequestID string
-}
-
-type HeadListEventsResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *HeadListEventsResponse200Headers
-	// Headers400 the parsed response headers for an HTTP 400 response
-	Headers400 *HeadListEventsResponse400Headers
-	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *HeadListEventsResponse401Headers
-	// Headers403 the parsed response headers for an HTTP 403 response
-	Headers403 *HeadListEventsResponse403Headers
-	// Headers404 the parsed response headers for an HTTP 404 response
-	Headers404 *HeadListEventsResponse404Headers
-	// Headers405 the parsed response headers for an HTTP 405 response
-	Headers405 *HeadListEventsResponse405Headers
-	// Headers410 the parsed response headers for an HTTP 410 response
-	Headers410 *HeadListEventsResponse410Headers
-	// Headers500 the parsed response headers for an HTTP 500 response
-	Headers500 *HeadListEventsResponse500Headers
-	// Headers503 the parsed response headers for an HTTP 503 response
-	Headers503 *HeadListEventsResponse503Headers
-}
-
-// GetBody returns the raw response body bytes
-func (r HeadListEventsResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r HeadListEventsResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r HeadListEventsResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r HeadListEventsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -3063,21 +2827,6 @@ func (c *ClientWithResponses) ListEventsWithResponse(ctx context.Context, params
 	return ParseListEventsResponse(rsp)
 }
 
-// HeadListEventsWithResponse Read the event feed, headers only
-//
-// The same as `GET`, with the same checks and headers, and no body.
-//
-// Returns a wrapper object for the known response body format(s).
-//
-// Corresponds with HEAD /events (the `HeadListEvents` operationId).
-func (c *ClientWithResponses) HeadListEventsWithResponse(ctx context.Context, params *HeadListEventsParams, reqEditors ...RequestEditorFn) (*HeadListEventsResponse, error) {
-	rsp, err := c.HeadListEvents(ctx, params, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseHeadListEventsResponse(rsp)
-}
-
 // ListPlantsWithResponse List plants
 //
 // Lists plants in ascending `id` order, a page at a time. When at least
@@ -3503,150 +3252,6 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListEventsResponse503Headers
-		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RetryAfter = value
-		}
-		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestID = value
-		}
-		response.Headers503 = &headers
-	}
-
-	return response, nil
-}
-
-// ParseHeadListEventsResponse parses an HTTP response from a HeadListEventsWithResponse call
-func ParseHeadListEventsResponse(rsp *http.Response) (*HeadListEventsResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &HeadListEventsResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case rsp.StatusCode == 200:
-		var headers HeadListEventsResponse200Headers
-		if values := rsp.Header.Values("Link"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.Link = value
-		}
-		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestID = value
-		}
-		response.Headers200 = &headers
-	case rsp.StatusCode == 400:
-		var headers HeadListEventsResponse400Headers
-		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestID = value
-		}
-		response.Headers400 = &headers
-	case rsp.StatusCode == 401:
-		var headers HeadListEventsResponse401Headers
-		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.WWWAuthenticate = value
-		}
-		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestID = value
-		}
-		response.Headers401 = &headers
-	case rsp.StatusCode == 403:
-		var headers HeadListEventsResponse403Headers
-		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.WWWAuthenticate = value
-		}
-		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestID = value
-		}
-		response.Headers403 = &headers
-	case rsp.StatusCode == 404:
-		var headers HeadListEventsResponse404Headers
-		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestID = value
-		}
-		response.Headers404 = &headers
-	case rsp.StatusCode == 405:
-		var headers HeadListEventsResponse405Headers
-		if values := rsp.Header.Values("Allow"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.Allow = value
-		}
-		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestID = value
-		}
-		response.Headers405 = &headers
-	case rsp.StatusCode == 410:
-		var headers HeadListEventsResponse410Headers
-		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestID = value
-		}
-		response.Headers410 = &headers
-	case rsp.StatusCode == 500:
-		var headers HeadListEventsResponse500Headers
-		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestID = value
-		}
-		response.Headers500 = &headers
-	case rsp.StatusCode == 503:
-		var headers HeadListEventsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
