@@ -27,4 +27,9 @@
 // a list page joins its plants' items in id order; a plant stored without
 // one (before the column existed, or around the service) is rendered in Go
 // when read. Each event keeps the item of its plant as it was created.
+//
+// Events: every write of a plant stores its event for the feed (GET /events)
+// in the batch's transaction (feed.go). The single writer commits one
+// transaction at a time, so the numbers AUTOINCREMENT hands out are the
+// order of the commits, and the feed is in number order.
 package sqlite
