@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plantstore/plantstore/adapters/internal/groupcommit"
 	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
@@ -35,12 +36,14 @@ import (
 // any database of the server, holds the feed's pages back until it ends
 // (docs/operations.md, "The event feed").
 
-// feedRow is the one row readFeed answers: the horizon, the time and the
-// floor, and the page's events as parallel lists, in feed order: their
-// transaction ids, numbers, types and times (Unix microseconds), comma-
-// separated, and their items, one a line (an item is JSON, in which a line
-// break is always escaped). NULL lists for an empty page.
+// feedRow is the row readFeedPages answers for one reader: its number in
+// the batch, the horizon, the time and the floor, and the reader's page of
+// events as parallel lists, in feed order: their transaction ids, numbers,
+// types and times (Unix microseconds), comma-separated, and their items, one
+// a line (an item is JSON, in which a line break is always escaped). NULL
+// lists for an empty page.
 type feedRow struct {
+	N           int64          `db:"n"`
 	Horizon     string         `db:"horizon"` // xid8, as text
 	Now         time.Time      `db:"now"`
 	FloorXID    string         `db:"floor_xid"`
@@ -53,22 +56,26 @@ type feedRow struct {
 	Items       sql.NullString `db:"items"`
 }
 
-// readFeed is the page of at most $3 events after ($1, $2), below the
-// horizon, with the horizon, the time and the floor, in one statement and
-// so one snapshot: a prune committed between reading the floor and the
-// events would otherwise hide events behind a position that looks fresh.
-// The events come from a range scan of the primary key, (xid, number), and
-// reach the aggregates in its order (the documented way of ordering an
-// aggregate's input, which pageOfEvents checks); the page is one row, as a
-// page of plants is, since reading a hundred rows into values cost the
-// service four times what the page's JSON does (docs/performance.md, "The
-// event feed"). Nothing here renders JSON: the service renders each event
-// around its item.
-const readFeed = `
-SELECT h.horizon::text AS horizon, h.now, f.xid::text AS floor_xid, f.number AS floor_number,
+// readFeedPages reads the pages of many readers of the feed at once, as
+// lists and point reads are gathered: each reader is numbered n and gives
+// the position it reads after and its page size. Each page holds at most
+// lim events after (after_xid, after_number), below the horizon; the
+// horizon, the time and the floor come with every page, all in one
+// statement and so one snapshot: a prune committed between reading the
+// floor and the events would otherwise hide events behind a position that
+// looks fresh. The events come from a range scan of the primary key, (xid,
+// number), and reach the aggregates in its order (the documented way of
+// ordering an aggregate's input, which pageOfEvents checks); a page is one
+// row, as a page of plants is, since reading a hundred rows into values
+// cost the service four times what the page's JSON does
+// (docs/performance.md, "The event feed"). Nothing here renders JSON: the
+// service renders each event around its item.
+const readFeedPages = `
+SELECT q.n, h.horizon::text AS horizon, h.now, f.xid::text AS floor_xid, f.number AS floor_number,
        p.count, p.xids, p.numbers, p.types, p.times, p.items
 FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS horizon, statement_timestamp() AS now) AS h
 CROSS JOIN plant_event_floor AS f
+CROSS JOIN unnest($1::xid8[], $2::bigint[], $3::int[]) WITH ORDINALITY AS q (after_xid, after_number, lim, n)
 CROSS JOIN LATERAL (
     SELECT count(*) AS count,
            string_agg(e.xid::text, ',') AS xids,
@@ -78,47 +85,88 @@ CROSS JOIN LATERAL (
            string_agg(e.item, E'\n') AS items
     FROM (
         SELECT xid, number, type, item, created_at FROM plant_events
-        WHERE (xid, number) > ($1::xid8, $2::bigint) AND xid < h.horizon
+        WHERE (xid, number) > (q.after_xid, q.after_number) AND xid < h.horizon
         ORDER BY xid, number
-        LIMIT $3
+        LIMIT q.lim
     ) AS e
 ) AS p`
 
 // ReadEvents returns the page of at most q.Limit events that follow
-// q.After, rendered as the API writes it. Positions are judged by the
-// database's clock, as events are stamped and pruned by it.
+// q.After, rendered as the API writes it. Pages read at the same time share
+// one query (feedBatch).
 func (s *Store) ReadEvents(ctx context.Context, q application.FeedQuery) (application.EventPage, error) {
+	page, err := s.feeds.Submit(ctx, q)
+	if errors.Is(err, application.ErrFeedExpired) {
+		return application.EventPage{}, err
+	}
+	return page, submitError(err)
+}
+
+// feedBatch is the feed batcher's flush function: one query for every
+// page waiting.
+func (s *Store) feedBatch(ctx context.Context, qs []application.FeedQuery) []groupcommit.Result[application.EventPage] {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
-	page, err := s.readEvents(ctx, q)
-	s.metrics.observeReads("events", 1, time.Since(start))
-	if err != nil && !errors.Is(err, application.ErrFeedExpired) {
-		return application.EventPage{}, s.fail("read events", err)
+	out := make([]groupcommit.Result[application.EventPage], len(qs))
+	if err := s.readFeed(ctx, qs, out); err != nil {
+		failed := s.fail("read events", err)
+		for i := range out {
+			out[i] = groupcommit.Result[application.EventPage]{Err: failed}
+		}
 	}
-	return page, err
+	s.metrics.observeReads("events", len(qs), time.Since(start))
+	return out
 }
 
-func (s *Store) readEvents(ctx context.Context, q application.FeedQuery) (application.EventPage, error) {
-	stmt, err := s.stmts.get(ctx, s.db, readFeed)
-	if err != nil {
-		return application.EventPage{}, err
+// readFeed runs the feed query for qs and sets the page of each in out, or
+// ErrFeedExpired for a reader whose position is past the retention.
+// Positions are judged by the database's clock, as events are stamped and
+// pruned by it.
+func (s *Store) readFeed(ctx context.Context, qs []application.FeedQuery, out []groupcommit.Result[application.EventPage]) error {
+	xids, numbers, limits := make([]string, len(qs)), make([]int64, len(qs)), make([]int64, len(qs))
+	for i, q := range qs {
+		xids[i], numbers[i], limits[i] = strconv.FormatUint(q.After.Tx, 10), q.After.Number, int64(q.Limit)
 	}
-	rows, err := stmt.QueryxContext(ctx, strconv.FormatUint(q.After.Tx, 10), q.After.Number, q.Limit)
+	stmt, err := s.stmts.get(ctx, s.db, readFeedPages)
 	if err != nil {
-		return application.EventPage{}, err
+		return err
+	}
+	rows, err := stmt.QueryxContext(ctx, textArray(xids, nil), bigintArray(numbers), bigintArray(limits))
+	if err != nil {
+		return err
 	}
 	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return application.EventPage{}, err
+	answered := 0
+	for ; rows.Next(); answered++ {
+		var r feedRow
+		if err := rows.StructScan(&r); err != nil {
+			return err
 		}
-		return application.EventPage{}, errors.New("the event feed has no floor: plant_event_floor lost its row")
+		if r.N < 1 || int(r.N) > len(qs) {
+			return fmt.Errorf("the feed answered for reader %d of %d", r.N, len(qs))
+		}
+		i := r.N - 1
+		out[i].Value, out[i].Err = feedPage(r, qs[i])
+		if out[i].Err != nil && !errors.Is(out[i].Err, application.ErrFeedExpired) {
+			return out[i].Err
+		}
 	}
-	var r feedRow
-	if err := rows.StructScan(&r); err != nil {
-		return application.EventPage{}, err
+	if err := rows.Err(); err != nil {
+		return err
 	}
+	switch answered {
+	case len(qs):
+		return nil
+	case 0:
+		return errors.New("the event feed has no floor: plant_event_floor lost its row")
+	}
+	return fmt.Errorf("the feed answered %d of %d readers", answered, len(qs))
+}
+
+// feedPage is the page of the reader q in r: its events, and the position
+// to read on from.
+func feedPage(r feedRow, q application.FeedQuery) (application.EventPage, error) {
 	horizon, err := strconv.ParseUint(r.Horizon, 10, 64)
 	if err != nil {
 		return application.EventPage{}, fmt.Errorf("feed horizon %q: %w", r.Horizon, err)
@@ -142,7 +190,7 @@ func (s *Store) readEvents(ctx context.Context, q application.FeedQuery) (applic
 		}
 	}
 	page.Next.At = r.Now.Truncate(time.Second)
-	return page, rows.Err()
+	return page, nil
 }
 
 // pageOfEvents renders the events of r, and returns the position of the

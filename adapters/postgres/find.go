@@ -8,8 +8,8 @@ import (
 	"github.com/plantstore/plantstore/domain"
 )
 
-// maxListsPerQuery bounds the lists gathered into one query: a list may
-// return up to a thousand rows.
+// maxListsPerQuery bounds the lists, or pages of the event feed, gathered
+// into one query: a page may hold up to a thousand rows.
 const maxListsPerQuery = 16
 
 // findPlants reads many plants by id in one round trip. Point reads waiting

@@ -37,12 +37,12 @@ func newMetrics(db *sql.DB, queued func() int, batches map[string]batchCounts) *
 	for batch, c := range batches {
 		inFlight = append(inFlight, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name:        "plantstore_store_batches_in_flight_limit",
-			Help:        "How many batches may run at once now, as group commit adapted it to load and latency, by batch: write, find or list.",
+			Help:        "How many batches may run at once now, as group commit adapted it to load and latency, by batch: write, find, list or events.",
 			ConstLabels: prometheus.Labels{"store": "postgres", "batch": batch},
 		}, func() float64 { return float64(c.limit()) }))
 		shed = append(shed, prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name:        "plantstore_store_shed_total",
-			Help:        "Requests refused at once (503) because as many waited for the store as its queue holds, by batch: write, find or list.",
+			Help:        "Requests refused at once (503) because as many waited for the store as its queue holds, by batch: write, find, list or events.",
 			ConstLabels: prometheus.Labels{"store": "postgres", "batch": batch},
 		}, func() float64 { return float64(c.shed()) }))
 	}

@@ -27,6 +27,7 @@ type Store struct {
 	batcher *groupcommit.Batcher[write, outcome]
 	reads   *groupcommit.Batcher[domain.ID, found]
 	lists   *groupcommit.Batcher[application.ListQuery, application.Page]
+	feeds   *groupcommit.Batcher[application.FeedQuery, application.EventPage]
 
 	receivers  string // the text[] literal of cfg.Receivers
 	committed  chan struct{}
@@ -73,9 +74,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		readOnlySeen: readOnlySeen,
 	}
 	s.metrics = newMetrics(db.DB, func() int { return s.batcher.Queued() }, map[string]batchCounts{
-		"write": {func() int { return s.batcher.Writers() }, func() uint64 { return s.batcher.Shed() }},
-		"find":  {func() int { return s.reads.Writers() }, func() uint64 { return s.reads.Shed() }},
-		"list":  {func() int { return s.lists.Writers() }, func() uint64 { return s.lists.Shed() }},
+		"write":  {func() int { return s.batcher.Writers() }, func() uint64 { return s.batcher.Shed() }},
+		"find":   {func() int { return s.reads.Writers() }, func() uint64 { return s.reads.Shed() }},
+		"list":   {func() int { return s.lists.Writers() }, func() uint64 { return s.lists.Shed() }},
+		"events": {func() int { return s.feeds.Writers() }, func() uint64 { return s.feeds.Shed() }},
 	})
 	if err := s.waitReady(ctx); err != nil {
 		_ = db.Close()
@@ -85,6 +87,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	// Reads gather as writes do, as many queries at once as they gain from.
 	s.reads = groupcommit.New(groupcommit.Config{MaxBatch: cfg.Batch.MaxBatch, MaxWriters: cfg.MaxOpenConns}, s.findBatch)
 	s.lists = groupcommit.New(groupcommit.Config{MaxBatch: maxListsPerQuery, MaxWriters: cfg.MaxOpenConns}, s.listBatch)
+	s.feeds = groupcommit.New(groupcommit.Config{MaxBatch: maxListsPerQuery, MaxWriters: cfg.MaxOpenConns}, s.feedBatch)
 	return s, nil
 }
 
@@ -110,6 +113,7 @@ func (s *Store) Close() error {
 		s.batcher.Close()
 		s.reads.Close()
 		s.lists.Close()
+		s.feeds.Close()
 		s.stmts.close()
 		s.closeErr = errors.Join(s.db.Close(), s.closeOutbox())
 	})
