@@ -378,34 +378,41 @@ func seesEveryWriteOnceWhileWritersRace(t *testing.T, h Harness) {
 			}
 		})
 	}
-	var (
-		seen   []feedEvent
-		pos    = start
-		done   = make(chan struct{})
-		reader = make(chan struct{})
-	)
-	go func() {
-		defer close(reader)
-		for {
-			select {
-			case <-done:
-				return
-			default:
+	// Two readers walk at once, with pages of different sizes, so that a
+	// store that reads pages together serves both from shared queries.
+	type reader struct {
+		seen []feedEvent
+		pos  application.FeedPosition
+		page int
+	}
+	readers := []*reader{{pos: start, page: 5}, {pos: start, page: 3}}
+	done := make(chan struct{})
+	var walkers sync.WaitGroup
+	for _, r := range readers {
+		walkers.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				events, next := walk(t, s, &r.pos, r.page)
+				r.seen, r.pos = append(r.seen, events...), next
 			}
-			events, next := walk(t, s, &pos, 5)
-			seen, pos = append(seen, events...), next
-		}
-	}()
+		})
+	}
 	wg.Wait()
 	close(done)
-	<-reader
+	walkers.Wait()
 	if t.Failed() {
 		return
 	}
-	// The reader goes on from where it was when the writers stopped, until
+	// Each reader goes on from where it was when the writers stopped, until
 	// every acknowledged write has shown, and not one more.
-	rest, _ := walkUntil(t, s, &pos, 5, acked.count-len(seen))
-	acked.check(t, append(seen, rest...))
+	for _, r := range readers {
+		rest, _ := walkUntil(t, s, &r.pos, r.page, acked.count-len(r.seen))
+		acked.check(t, append(r.seen, rest...))
+	}
 }
 
 // raceWrites are the writes a race acknowledged.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -151,10 +152,16 @@ func (s *service) tail() []byte {
 
 // freeAddr returns a loopback address with a port nobody listens on now.
 func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
+	// Below Linux's ephemeral range (32768-60999): a port the kernel hands
+	// out could be taken by any outgoing connection (the load's, the
+	// database's) between this check and the service's listen.
+	var err error
+	for range 100 {
+		var l net.Listener
+		if l, err = net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", 20000+rand.IntN(12000))); err == nil {
+			addr := l.Addr().String()
+			return addr, l.Close()
+		}
 	}
-	defer l.Close()
-	return l.Addr().String(), nil
+	return "", fmt.Errorf("no free port below the ephemeral range: %w", err)
 }
