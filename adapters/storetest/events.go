@@ -309,8 +309,8 @@ func prunesOldEventsAndExpiresOldPositions(t *testing.T, h Harness) {
 
 // Writers on one store, and on a second one on the same database where the
 // harness has one (another replica), create, change and delete a few
-// plants at once, while a reader walks the feed to its end again and
-// again. The reader must see every acknowledged write exactly once, each
+// plants at once, while two readers walk the feed to its end again and
+// again. Each must see every acknowledged write exactly once, each
 // plant's events in the order of its writes: created only when the plant
 // was absent, changed and deleted only when present, a delete carrying the
 // state the plant had, numbers increasing.
