@@ -3,6 +3,7 @@ package dispatch_test
 import (
 	"context"
 	"net/http"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -26,9 +27,14 @@ func TestEveryAttemptHasASpanLinkedToItsCreate(t *testing.T) {
 		recorder := tracetest.NewSpanRecorder()
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder))
 		store := memory.New("http://a.example/hook")
-		var sent []trace.SpanContext
+		var (
+			mu   sync.Mutex // attempts of different events run at once
+			sent []trace.SpanContext
+		)
 		r := &receiver{answerCtx: func(ctx context.Context, attempt int) error {
+			mu.Lock()
 			sent = append(sent, trace.SpanContextFromContext(ctx))
+			mu.Unlock()
 			if attempt == 1 {
 				return &application.DeliveryError{Outcome: "status", Status: http.StatusBadGateway}
 			}
@@ -73,6 +79,8 @@ func TestEveryAttemptHasASpanLinkedToItsCreate(t *testing.T) {
 				t.Errorf("untraced create's attempt links to %v", s.Links())
 			}
 		}
+		mu.Lock()
+		defer mu.Unlock()
 		for _, sc := range sent {
 			if !sc.IsValid() {
 				t.Errorf("an attempt reached the sender without its span")
