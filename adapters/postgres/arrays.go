@@ -55,3 +55,16 @@ func bigintArray(ids []int64) string {
 	}
 	return string(append(b, '}'))
 }
+
+// boolArray returns the boolean[] literal of values.
+func boolArray(values []bool) string {
+	b := make([]byte, 0, 2+2*len(values))
+	b = append(b, '{')
+	for i, v := range values {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendBool(b, v)
+	}
+	return string(append(b, '}'))
+}

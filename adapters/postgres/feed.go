@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/plantstore/plantstore/adapters/internal/groupcommit"
-	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
 )
@@ -162,149 +160,6 @@ func (s *Store) readFeed(ctx context.Context, qs []application.FeedQuery, out []
 		return errors.New("the event feed has no floor: plant_event_floor lost its row")
 	}
 	return fmt.Errorf("the feed answered %d of %d readers", answered, len(qs))
-}
-
-// feedPage is the page of the reader q in r: its events, and the position
-// to read on from.
-func feedPage(r feedRow, q application.FeedQuery) (application.EventPage, error) {
-	horizon, err := strconv.ParseUint(r.Horizon, 10, 64)
-	if err != nil {
-		return application.EventPage{}, fmt.Errorf("feed horizon %q: %w", r.Horizon, err)
-	}
-	floor, err := position(r.FloorXID, r.FloorNumber)
-	if err != nil {
-		return application.EventPage{}, err
-	}
-	if q.HasAfter && (q.After.At.Before(r.Now.Add(-time.Duration(q.Retention))) || before(q.After, floor)) {
-		return application.EventPage{}, application.ErrFeedExpired
-	}
-	page, last, err := pageOfEvents(r, q.After)
-	if err != nil {
-		return application.EventPage{}, err
-	}
-	page.Next = last
-	if page.Count < q.Limit {
-		// Every event below the horizon that follows q.After is on the page.
-		if past := (application.FeedPosition{Tx: horizon}); before(last, past) {
-			page.Next = past
-		}
-	}
-	page.Next.At = r.Now.Truncate(time.Second)
-	return page, nil
-}
-
-// pageOfEvents renders the events of r, and returns the position of the
-// last one (after, on an empty page). It holds the lists to their count and
-// to the feed's order.
-func pageOfEvents(r feedRow, after application.FeedPosition) (application.EventPage, application.FeedPosition, error) {
-	if r.Count == 0 {
-		return application.EmptyEventPage(after), after, nil
-	}
-	var (
-		xids, numbers, types, times = fields{r.XIDs.String, ','}, fields{r.Numbers.String, ','}, fields{r.Types.String, ','}, fields{r.Times.String, ','}
-		items                       = fields{r.Items.String, '\n'}
-		page                        = application.EventPage{JSON: make([]byte, 0, len(r.Items.String)+r.Count*96+2)}
-		last                        = after
-	)
-	page.JSON = append(page.JSON, '[')
-	for k := range r.Count {
-		tx, err1 := strconv.ParseUint(xids.next(), 10, 64)
-		number, err2 := strconv.ParseInt(numbers.next(), 10, 64)
-		micros, err3 := strconv.ParseInt(times.next(), 10, 64)
-		typ, item := types.next(), items.next()
-		if err := errors.Join(err1, err2, err3); err != nil {
-			return application.EventPage{}, last, fmt.Errorf("feed page, event %d of %d: %w", k+1, r.Count, err)
-		}
-		at := application.FeedPosition{Tx: tx, Number: number}
-		if !before(last, at) {
-			return application.EventPage{}, last, fmt.Errorf("feed page out of order: (%d, %d) after (%d, %d)", tx, number, last.Tx, last.Number)
-		}
-		last = at
-		if k > 0 {
-			page.JSON = append(page.JSON, ',')
-		}
-		if page.JSON, err1 = plantjson.AppendEvent(page.JSON, typ, number, time.UnixMicro(micros), item); err1 != nil {
-			return application.EventPage{}, last, err1
-		}
-	}
-	if !xids.done() || !numbers.done() || !types.done() || !times.done() || !items.done() {
-		return application.EventPage{}, last, fmt.Errorf("feed page of %d events has lists of other lengths", r.Count)
-	}
-	page.JSON = append(page.JSON, ']')
-	page.Count = r.Count
-	return page, last, nil
-}
-
-// fields reads a list of fields separated by sep, one at a time.
-type fields struct {
-	rest string
-	sep  byte
-}
-
-// next returns the next field; past the last, "".
-func (f *fields) next() string {
-	i := strings.IndexByte(f.rest, f.sep)
-	if i < 0 {
-		field := f.rest
-		f.rest = ""
-		return field
-	}
-	field := f.rest[:i]
-	f.rest = f.rest[i+1:]
-	return field
-}
-
-// done reports whether every field was read.
-func (f *fields) done() bool { return f.rest == "" }
-
-// position is the feed position of an event.
-func position(xid string, number int64) (application.FeedPosition, error) {
-	tx, err := strconv.ParseUint(xid, 10, 64)
-	if err != nil {
-		return application.FeedPosition{}, fmt.Errorf("feed position %q: %w", xid, err)
-	}
-	return application.FeedPosition{Tx: tx, Number: number}, nil
-}
-
-// before reports whether a comes before b in the feed's order.
-func before(a, b application.FeedPosition) bool {
-	return a.Tx < b.Tx || a.Tx == b.Tx && a.Number < b.Number
-}
-
-// pruneEvents removes, of the first $2 events in feed order below the
-// horizon, those committed more than $1 microseconds before now, and raises
-// the floor to the last one it removed, in one statement: a page reads the
-// floor and the events in one snapshot, so it sees both or neither. A
-// concurrent prune, of another replica, waits for the rows this one
-// removes and finds them gone; the floor only rises.
-const pruneEvents = `
-WITH doomed AS (
-    SELECT xid, number FROM plant_events
-    WHERE xid < pg_snapshot_xmin(pg_current_snapshot())
-    ORDER BY xid, number
-    LIMIT $2
-), removed AS (
-    DELETE FROM plant_events AS e USING doomed
-    WHERE e.xid = doomed.xid AND e.number = doomed.number
-      AND e.created_at < statement_timestamp() - $1::bigint * interval '1 microsecond'
-    RETURNING e.xid, e.number
-), raised AS (
-    UPDATE plant_event_floor AS f SET xid = last.xid, number = last.number
-    FROM (SELECT xid, number FROM removed ORDER BY xid DESC, number DESC LIMIT 1) AS last
-    WHERE (last.xid, last.number) > (f.xid, f.number)
-)
-SELECT count(*) AS removed FROM removed`
-
-// PruneEvents removes at most limit of the oldest events committed longer
-// than retention ago.
-func (s *Store) PruneEvents(ctx context.Context, retention application.EventRetention, limit int) (int, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
-	defer cancel()
-	var removed int
-	if err := s.db.GetContext(ctx, &removed, pruneEvents, time.Duration(retention).Microseconds(), limit); err != nil {
-		return 0, s.fail("prune events", err)
-	}
-	return removed, nil
 }
 
 // pendingEvent is the event of one write that an update decided in Go,

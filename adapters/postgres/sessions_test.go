@@ -62,14 +62,23 @@ func TestNoPrimaryIsUnavailable(t *testing.T) {
 // that deadline, when the store closes, still succeeds.
 func TestClosingSessionsPastTheirLastDeadlineSucceeds(t *testing.T) {
 	_, url := newStore(t)
-	s, err := Open(context.Background(), Config{URL: url, QueryTimeout: 100 * time.Millisecond})
+	const timeout = 25 * time.Millisecond
+	s, err := Open(context.Background(), Config{URL: url, QueryTimeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.FindPlant(context.Background(), 1); err != nil {
-		t.Fatal(err)
+	// A read that a busy machine makes miss the short deadline is tried
+	// again: what matters is a session that had a deadline.
+	for tries := 0; ; tries++ {
+		_, _, err := s.FindPlant(context.Background(), 1)
+		if err == nil {
+			break
+		}
+		if tries == 20 {
+			t.Fatal(err)
+		}
 	}
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(3 * timeout)
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close after the sessions' deadlines passed: %v", err)
 	}

@@ -122,7 +122,7 @@ func TestAStallUnderLoadKeepsTheServiceBounded(t *testing.T) {
 		if n := goroutines(t, p); n > most {
 			most = n
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // the sampling interval of the peak
 	}
 	proxy.Heal()
 	healed := time.Now()
