@@ -36,10 +36,11 @@ import (
 
 // feedRow is the row readFeedPages answers for one reader: its number in
 // the batch, the horizon, the time and the floor, and the reader's page of
-// events as parallel lists, in feed order: their transaction ids, numbers,
-// types and times (Unix microseconds), comma-separated, and their items, one
-// a line (an item is JSON, in which a line break is always escaped). NULL
-// lists for an empty page.
+// events: their count and their feed lines, one a line (an item is JSON, in
+// which a line break is always escaped), in feed order; NULL for an empty
+// page. An event's line is its transaction id, number, type, time (Unix
+// microseconds) and item, space-separated (plant_events.line, generated
+// when the event is stored).
 type feedRow struct {
 	N           int64          `db:"n"`
 	Horizon     string         `db:"horizon"` // xid8, as text
@@ -47,11 +48,7 @@ type feedRow struct {
 	FloorXID    string         `db:"floor_xid"`
 	FloorNumber int64          `db:"floor_number"`
 	Count       int            `db:"count"`
-	XIDs        sql.NullString `db:"xids"`
-	Numbers     sql.NullString `db:"numbers"`
-	Types       sql.NullString `db:"types"`
-	Times       sql.NullString `db:"times"`
-	Items       sql.NullString `db:"items"`
+	Lines       sql.NullString `db:"lines"`
 }
 
 // readFeedPages reads the pages of many readers of the feed at once, as
@@ -62,27 +59,24 @@ type feedRow struct {
 // statement and so one snapshot: a prune committed between reading the
 // floor and the events would otherwise hide events behind a position that
 // looks fresh. The events come from a range scan of the primary key, (xid,
-// number), and reach the aggregates in its order (the documented way of
-// ordering an aggregate's input, which pageOfEvents checks); a page is one
-// row, as a page of plants is, since reading a hundred rows into values
-// cost the service four times what the page's JSON does
-// (docs/performance.md, "The event feed"). Nothing here renders JSON: the
-// service renders each event around its item.
+// number), which carries each event's line, so that the scan reads the
+// table only for rows not yet visible to all; the lines reach string_agg
+// in the key's order (the documented way of ordering an aggregate's input,
+// which pageOfEvents checks). A page is one row, as a page of plants is,
+// since reading a hundred rows into values cost the service four times
+// what the page's JSON does (docs/performance.md, "The event feed").
+// Nothing here renders JSON: the service renders each event around its
+// item.
 const readFeedPages = `
 SELECT q.n, h.horizon::text AS horizon, h.now, f.xid::text AS floor_xid, f.number AS floor_number,
-       p.count, p.xids, p.numbers, p.types, p.times, p.items
+       p.count, p.lines
 FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS horizon, statement_timestamp() AS now) AS h
 CROSS JOIN plant_event_floor AS f
 CROSS JOIN unnest($1::xid8[], $2::bigint[], $3::int[]) WITH ORDINALITY AS q (after_xid, after_number, lim, n)
 CROSS JOIN LATERAL (
-    SELECT count(*) AS count,
-           string_agg(e.xid::text, ',') AS xids,
-           string_agg(e.number::text, ',') AS numbers,
-           string_agg(e.type, ',') AS types,
-           string_agg(trunc(extract(epoch FROM e.created_at) * 1000000)::text, ',') AS times,
-           string_agg(e.item, E'\n') AS items
+    SELECT count(*) AS count, string_agg(e.line, E'\n') AS lines
     FROM (
-        SELECT xid, number, type, item, created_at FROM plant_events
+        SELECT xid, number, line FROM plant_events
         WHERE (xid, number) > (q.after_xid, q.after_number) AND xid < h.horizon
         ORDER BY xid, number
         LIMIT q.lim

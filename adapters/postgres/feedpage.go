@@ -41,68 +41,68 @@ func feedPage(r feedRow, q application.FeedQuery) (application.EventPage, error)
 }
 
 // pageOfEvents renders the events of r, and returns the position of the
-// last one (after, on an empty page). It holds the lists to their count and
+// last one (after, on an empty page). It holds the page to its count and
 // to the feed's order.
 func pageOfEvents(r feedRow, after application.FeedPosition) (application.EventPage, application.FeedPosition, error) {
 	if r.Count == 0 {
 		return application.EmptyEventPage(after), after, nil
 	}
 	var (
-		xids, numbers, types, times = fields{r.XIDs.String, ','}, fields{r.Numbers.String, ','}, fields{r.Types.String, ','}, fields{r.Times.String, ','}
-		items                       = fields{r.Items.String, '\n'}
-		page                        = application.EventPage{JSON: make([]byte, 0, len(r.Items.String)+r.Count*96+2)}
-		last                        = after
+		lines = r.Lines.String
+		page  = application.EventPage{JSON: make([]byte, 0, len(lines)+r.Count*48+2)}
+		last  = after
 	)
 	page.JSON = append(page.JSON, '[')
 	for k := range r.Count {
-		tx, err1 := strconv.ParseUint(xids.next(), 10, 64)
-		number, err2 := strconv.ParseInt(numbers.next(), 10, 64)
-		micros, err3 := strconv.ParseInt(times.next(), 10, 64)
-		typ, item := types.next(), items.next()
-		if err := errors.Join(err1, err2, err3); err != nil {
+		line, rest, _ := strings.Cut(lines, "\n")
+		lines = rest
+		ev, err := parseFeedLine(line)
+		if err != nil {
 			return application.EventPage{}, last, fmt.Errorf("feed page, event %d of %d: %w", k+1, r.Count, err)
 		}
-		at := application.FeedPosition{Tx: tx, Number: number}
-		if !before(last, at) {
-			return application.EventPage{}, last, fmt.Errorf("feed page out of order: (%d, %d) after (%d, %d)", tx, number, last.Tx, last.Number)
+		if !before(last, ev.at) {
+			return application.EventPage{}, last, fmt.Errorf("feed page out of order: (%d, %d) after (%d, %d)", ev.at.Tx, ev.at.Number, last.Tx, last.Number)
 		}
-		last = at
+		last = ev.at
 		if k > 0 {
 			page.JSON = append(page.JSON, ',')
 		}
-		if page.JSON, err1 = plantjson.AppendEvent(page.JSON, typ, number, time.UnixMicro(micros), item); err1 != nil {
-			return application.EventPage{}, last, err1
+		if page.JSON, err = plantjson.AppendEvent(page.JSON, ev.typ, ev.at.Number, time.UnixMicro(ev.micros), ev.item); err != nil {
+			return application.EventPage{}, last, err
 		}
 	}
-	if !xids.done() || !numbers.done() || !types.done() || !times.done() || !items.done() {
-		return application.EventPage{}, last, fmt.Errorf("feed page of %d events has lists of other lengths", r.Count)
+	if lines != "" {
+		return application.EventPage{}, last, fmt.Errorf("feed page of %d events has more lines", r.Count)
 	}
 	page.JSON = append(page.JSON, ']')
 	page.Count = r.Count
 	return page, last, nil
 }
 
-// fields reads a list of fields separated by sep, one at a time.
-type fields struct {
-	rest string
-	sep  byte
+// feedLine is one event as plant_events.line keeps it.
+type feedLine struct {
+	at        application.FeedPosition
+	typ, item string
+	micros    int64
 }
 
-// next returns the next field; past the last, "".
-func (f *fields) next() string {
-	i := strings.IndexByte(f.rest, f.sep)
-	if i < 0 {
-		field := f.rest
-		f.rest = ""
-		return field
+// parseFeedLine reads a line "xid number type micros item".
+func parseFeedLine(line string) (feedLine, error) {
+	xid, rest, ok1 := strings.Cut(line, " ")
+	number, rest, ok2 := strings.Cut(rest, " ")
+	typ, rest, ok3 := strings.Cut(rest, " ")
+	micros, item, ok4 := strings.Cut(rest, " ")
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return feedLine{}, fmt.Errorf("feed line %.80q has fewer than five fields", line)
 	}
-	field := f.rest[:i]
-	f.rest = f.rest[i+1:]
-	return field
+	tx, err1 := strconv.ParseUint(xid, 10, 64)
+	n, err2 := strconv.ParseInt(number, 10, 64)
+	us, err3 := strconv.ParseInt(micros, 10, 64)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return feedLine{}, fmt.Errorf("feed line %.80q: %w", line, err)
+	}
+	return feedLine{at: application.FeedPosition{Tx: tx, Number: n}, typ: typ, item: item, micros: us}, nil
 }
-
-// done reports whether every field was read.
-func (f *fields) done() bool { return f.rest == "" }
 
 // position is the feed position of an event.
 func position(xid string, number int64) (application.FeedPosition, error) {
