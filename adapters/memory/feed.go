@@ -58,12 +58,13 @@ func (s *Store) ReadEvents(ctx context.Context, q application.FeedQuery) (applic
 		return application.EmptyEventPage(next), nil
 	}
 	page := application.EventPage{JSON: []byte{'['}, Count: len(events), Next: next}
+	var w plantjson.EventWriter
 	for i, e := range events {
 		if i > 0 {
 			page.JSON = append(page.JSON, ',')
 		}
 		var err error
-		if page.JSON, err = plantjson.AppendEvent(page.JSON, string(e.typ), e.number, e.at, e.item); err != nil {
+		if page.JSON, err = w.Append(page.JSON, string(e.typ), e.number, e.at, e.item); err != nil {
 			return application.EventPage{}, err
 		}
 	}

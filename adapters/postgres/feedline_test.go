@@ -79,12 +79,20 @@ func TestAFeedLineThatIsNotOneIsRefused(t *testing.T) {
 		`-1 3 plant.created 1795671479577713 {"id":1}`,
 		`12 3 plant.created 1795671479577713 {"id":1}` + "\n" + `12 2 plant.created 1795671479577713 {"id":1}`,
 		`12 3 plant.created 1795671479577713 not json`,
+		`18446744073709551616 3 plant.created 1795671479577713 {"id":1}`,
+		`12 9223372036854775808 plant.created 1795671479577713 {"id":1}`,
+		`12  3 plant.created 1795671479577713 {"id":1}`,
+		`12 3 plant.created +1795671479577713 {"id":1}`,
 	} {
 		r := feedRow{Count: strings.Count(lines, "\n") + 1}
 		r.Lines.String, r.Lines.Valid = lines, true
 		if page, _, err := pageOfEvents(r, application.FeedPosition{}); err == nil {
 			t.Errorf("lines %q gave the page %s; want an error", lines, page.JSON)
 		}
+	}
+	line, err := parseFeedLine(`18446744073709551615 9223372036854775807 plant.deleted 0 {"id":1}`)
+	if want := (feedLine{at: application.FeedPosition{Tx: 1<<64 - 1, Number: 1<<63 - 1}, typ: "plant.deleted", item: `{"id":1}`}); err != nil || line != want {
+		t.Errorf("the largest numbers: %+v, %v; want %+v", line, err, want)
 	}
 	r := feedRow{Count: 2}
 	r.Lines.String, r.Lines.Valid = `12 3 plant.created 1795671479577713 {"id":1}`, true

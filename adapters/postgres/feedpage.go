@@ -1,8 +1,8 @@
 package postgres
 
 import (
-	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -49,8 +49,10 @@ func pageOfEvents(r feedRow, after application.FeedPosition) (application.EventP
 	}
 	var (
 		lines = r.Lines.String
-		page  = application.EventPage{JSON: make([]byte, 0, len(lines)+r.Count*48+2)}
-		last  = after
+		// An event is its line's item and about 60 bytes more.
+		page   = application.EventPage{JSON: make([]byte, 0, len(lines)+r.Count*64+2)}
+		last   = after
+		events plantjson.EventWriter
 	)
 	page.JSON = append(page.JSON, '[')
 	for k := range r.Count {
@@ -67,7 +69,7 @@ func pageOfEvents(r feedRow, after application.FeedPosition) (application.EventP
 		if k > 0 {
 			page.JSON = append(page.JSON, ',')
 		}
-		if page.JSON, err = plantjson.AppendEvent(page.JSON, ev.typ, ev.at.Number, time.UnixMicro(ev.micros), ev.item); err != nil {
+		if page.JSON, err = events.Append(page.JSON, ev.typ, ev.at.Number, time.UnixMicro(ev.micros), ev.item); err != nil {
 			return application.EventPage{}, last, err
 		}
 	}
@@ -86,22 +88,34 @@ type feedLine struct {
 	micros    int64
 }
 
-// parseFeedLine reads a line "xid number type micros item".
+// parseFeedLine reads a line "xid number type micros item", whose numbers
+// are decimal digits only.
 func parseFeedLine(line string) (feedLine, error) {
-	xid, rest, ok1 := strings.Cut(line, " ")
-	number, rest, ok2 := strings.Cut(rest, " ")
+	xid, rest, ok1 := cutDigits(line)
+	number, rest, ok2 := cutDigits(rest)
 	typ, rest, ok3 := strings.Cut(rest, " ")
-	micros, item, ok4 := strings.Cut(rest, " ")
-	if !ok1 || !ok2 || !ok3 || !ok4 {
-		return feedLine{}, fmt.Errorf("feed line %.80q has fewer than five fields", line)
+	micros, item, ok4 := cutDigits(rest)
+	if !ok1 || !ok2 || !ok3 || !ok4 || number > math.MaxInt64 || micros > math.MaxInt64 {
+		return feedLine{}, fmt.Errorf("feed line %.80q is not xid, number, type, time and item", line)
 	}
-	tx, err1 := strconv.ParseUint(xid, 10, 64)
-	n, err2 := strconv.ParseInt(number, 10, 64)
-	us, err3 := strconv.ParseInt(micros, 10, 64)
-	if err := errors.Join(err1, err2, err3); err != nil {
-		return feedLine{}, fmt.Errorf("feed line %.80q: %w", line, err)
+	return feedLine{at: application.FeedPosition{Tx: xid, Number: int64(number)}, typ: typ, item: item, micros: int64(micros)}, nil
+}
+
+// cutDigits reads the decimal number that s begins with, up to the space
+// that ends it, and returns it and what follows the space: a page's lines
+// are read a number at a time without strconv's generality.
+func cutDigits(s string) (n uint64, rest string, ok bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' && i > 0:
+			return n, s[i+1:], true
+		case c < '0' || c > '9', n > (math.MaxUint64-uint64(c-'0'))/10:
+			return 0, "", false
+		}
+		n = n*10 + uint64(c-'0')
 	}
-	return feedLine{at: application.FeedPosition{Tx: tx, Number: n}, typ: typ, item: item, micros: us}, nil
+	return 0, "", false
 }
 
 // position is the feed position of an event.

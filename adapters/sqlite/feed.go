@@ -131,6 +131,7 @@ func pageOfEvents(r feedRow, after int64) (application.EventPage, error) {
 	}
 	page.JSON = make([]byte, 0, len(r.Items.String)+r.Count*96+2)
 	page.JSON = append(page.JSON, '[')
+	var events plantjson.EventWriter
 	for k := range r.Count {
 		number, err := strconv.ParseInt(numbers[k], 10, 64)
 		if err != nil || number <= page.Next.Number {
@@ -143,7 +144,7 @@ func pageOfEvents(r feedRow, after int64) (application.EventPage, error) {
 		if k > 0 {
 			page.JSON = append(page.JSON, ',')
 		}
-		if page.JSON, err = plantjson.AppendEvent(page.JSON, types[k], number, at, items[k]); err != nil {
+		if page.JSON, err = events.Append(page.JSON, types[k], number, at, items[k]); err != nil {
 			return application.EventPage{}, err
 		}
 		page.Next.Number = number

@@ -107,3 +107,20 @@ func TestAppendEnvelope(t *testing.T) {
 		t.Errorf("an item that is not JSON: %q, %v; want an error and dst as it was", out, err)
 	}
 }
+
+// A writer that keeps the text of the last time writes every event as
+// AppendEvent does alone, whether its time is the last one's or not.
+func TestEventWriterWritesEachEventsOwnTime(t *testing.T) {
+	t1 := time.Date(2026, 11, 25, 23, 20, 7, 123456000, time.UTC)
+	t2 := t1.Add(time.Microsecond)
+	t3 := t1.In(time.FixedZone("UTC+2", 2*3600)) // t1, elsewhere
+	var w EventWriter
+	for k, at := range []time.Time{t1, t1, t2, t3, t1, {}, t2} {
+		item := `{"id":` + strconv.Itoa(k) + `,"name":"Fern"}`
+		got, err := w.Append([]byte("[x,"), "plant.changed", int64(k+1), at, item)
+		want, err2 := AppendEvent([]byte("[x,"), "plant.changed", int64(k+1), at, item)
+		if err != nil || err2 != nil || string(got) != string(want) {
+			t.Errorf("event %d at %s: %s, %v; want %s, %v", k, at, got, err, want, err2)
+		}
+	}
+}

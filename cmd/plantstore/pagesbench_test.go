@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
+)
+
+// BenchmarkPages reads pages of 100 plants and pages of 100 events through
+// the whole wired service on PostgreSQL, from 16 clients at once, as the
+// end-to-end load's list and events cells do: a list page after a random
+// id, a feed page after a random cursor of a walk of the feed. Run it with
+// -cpuprofile to see what a page of each costs the service.
+func BenchmarkPages(b *testing.B) {
+	url := pgtest.NewDatabase(b)
+	s := startService(b, url, nil)
+	db, err := sqlx.Open("postgres", url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = db.Close() })
+	const stored = 50_000
+	preloadPlants(b, db, 1, stored)
+	preloadEvents(b, db, stored)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16, MaxConnsPerHost: 16, DisableCompression: true}}
+	b.Cleanup(client.CloseIdleConnections)
+	auth := "Bearer " + s.token(b, nil)
+	get := func(b *testing.B, path string) (body []byte, link string) {
+		req, err := http.NewRequest(http.MethodGet, s.api+path, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		req.Header.Set("Authorization", auth)
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if body, err = io.ReadAll(resp.Body); err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatalf("GET %s: %d %.200s %v", path, resp.StatusCode, body, err)
+		}
+		return body, resp.Header.Get("Link")
+	}
+	var cursors []string // the Links of a walk of the feed, but the last
+	for path := "/events?limit=100"; ; {
+		body, link := get(b, path)
+		if strings.Count(string(body), `"plant":`) < 100 {
+			break
+		}
+		cursors = append(cursors, path)
+		path = strings.TrimSuffix(strings.TrimPrefix(link, "<"), `>; rel="next"`)
+	}
+	pages := func(b *testing.B, next func(r *rand.Rand) string) {
+		b.ReportAllocs()
+		b.SetParallelism(max(1, 16/runtime.GOMAXPROCS(0)))
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			r := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+			for pb.Next() {
+				get(b, next(r))
+			}
+		})
+	}
+	b.Run("list", func(b *testing.B) {
+		pages(b, func(r *rand.Rand) string { return "/plants?limit=100&after=" + strconv.FormatInt(r.Int64N(stored-200), 10) })
+	})
+	b.Run("events", func(b *testing.B) {
+		pages(b, func(r *rand.Rand) string { return cursors[r.IntN(len(cursors))] })
+	})
+}
+
+// preloadEvents stores one plant.created event for each of the plants
+// 1..n, with its item, in one transaction, as the end-to-end load's preload
+// does.
+func preloadEvents(b *testing.B, db *sqlx.DB, n int64) {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := db.ExecContext(ctx, `INSERT INTO plant_events (type, plant_id, item)
+SELECT 'plant.created', id, item FROM plants WHERE id BETWEEN 1 AND $1 ORDER BY id`, n); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, "VACUUM ANALYZE plant_events"); err != nil {
+		b.Fatal(err)
+	}
+}
