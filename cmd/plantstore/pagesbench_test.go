@@ -72,7 +72,9 @@ func BenchmarkPages(b *testing.B) {
 		})
 	}
 	b.Run("list", func(b *testing.B) {
-		pages(b, func(r *rand.Rand) string { return "/plants?limit=100&after=" + strconv.FormatInt(r.Int64N(stored-200), 10) })
+		pages(b, func(r *rand.Rand) string {
+			return "/plants?limit=100&after=" + strconv.FormatInt(r.Int64N(stored-200), 10)
+		})
 	})
 	b.Run("events", func(b *testing.B) {
 		pages(b, func(r *rand.Rand) string { return cursors[r.IntN(len(cursors))] })
