@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -122,5 +123,24 @@ func TestTheLargestPlantFitsTheFeedsKey(t *testing.T) {
 	page := mustPage(t, s, application.FeedQuery{Limit: 10, Retention: application.DefaultEventRetention})
 	if page.Count != 2 || longest < (200+64)*4 {
 		t.Fatalf("%d events, the longest line %d bytes; want both events, each line over %d", page.Count, longest, (200+64)*4)
+	}
+}
+
+// BenchmarkPageOfEvents renders a page of 100 events from their lines, as
+// a feed page's row brings them: the service's part of a feed page besides
+// the HTTP exchange and the driver.
+func BenchmarkPageOfEvents(b *testing.B) {
+	var lines []string
+	for k := range 100 {
+		n := strconv.Itoa(1_000_000 + k)
+		lines = append(lines, "3253041 "+n+" plant.created 1795671591077954 "+`{"id":`+n+`,"name":"Monstera deliciosa","tag":"indoor"}`)
+	}
+	r := feedRow{Count: len(lines)}
+	r.Lines.String, r.Lines.Valid = strings.Join(lines, "\n"), true
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := pageOfEvents(r, application.FeedPosition{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
