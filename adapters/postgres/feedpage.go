@@ -88,17 +88,22 @@ type feedLine struct {
 	micros    int64
 }
 
-// parseFeedLine reads a line "xid number type micros item", whose numbers
-// are decimal digits only.
+// parseFeedLine reads a line "xid number type micros item", whose xid and
+// number are decimal digits only; micros may have a sign (a time before
+// 1970, which only a row written by hand can have).
 func parseFeedLine(line string) (feedLine, error) {
 	xid, rest, ok1 := cutDigits(line)
 	number, rest, ok2 := cutDigits(rest)
 	typ, rest, ok3 := strings.Cut(rest, " ")
+	sign := int64(1)
+	if strings.HasPrefix(rest, "-") {
+		sign, rest = -1, rest[1:]
+	}
 	micros, item, ok4 := cutDigits(rest)
 	if !ok1 || !ok2 || !ok3 || !ok4 || number > math.MaxInt64 || micros > math.MaxInt64 {
 		return feedLine{}, fmt.Errorf("feed line %.80q is not xid, number, type, time and item", line)
 	}
-	return feedLine{at: application.FeedPosition{Tx: xid, Number: int64(number)}, typ: typ, item: item, micros: int64(micros)}, nil
+	return feedLine{at: application.FeedPosition{Tx: xid, Number: int64(number)}, typ: typ, item: item, micros: sign * int64(micros)}, nil
 }
 
 // cutDigits reads the decimal number that s begins with, up to the space

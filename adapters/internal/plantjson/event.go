@@ -43,26 +43,33 @@ func EventID(number int64) string { return "evt_" + strconv.FormatInt(number, 10
 // again; one that is not (a row written around the service) is an error,
 // and dst is returned as it was.
 func AppendEvent(dst []byte, typ string, number int64, at time.Time, item string) ([]byte, error) {
-	var w EventWriter
-	return w.Append(dst, typ, number, at, item)
+	return appendEvent(dst, typ, number, at, nil, item)
 }
 
 // EventWriter appends the events of a page as AppendEvent does, formatting
 // each time once for the events that follow it with the same time: the
 // events of one commit share their time, and formatting it was the largest
-// part of writing an event. Its zero value is ready to use.
+// part of writing an event. Its zero value is ready to use; it is not to
+// be copied once used.
 type EventWriter struct {
-	at   time.Time
-	text []byte // at, in RFC 3339; nil before the first event
+	at    time.Time
+	text  []byte   // at, in RFC 3339; nil before the first event
+	space [40]byte // for text: RFC 3339 with nanoseconds is at most 35 bytes
 }
 
 // Append appends one event, as AppendEvent.
 func (w *EventWriter) Append(dst []byte, typ string, number int64, at time.Time, item string) ([]byte, error) {
+	if w.text == nil || !at.Equal(w.at) {
+		w.at, w.text = at, at.UTC().AppendFormat(w.space[:0], time.RFC3339Nano)
+	}
+	return appendEvent(dst, typ, number, at, w.text, item)
+}
+
+// appendEvent is AppendEvent, with at already formatted as atText unless
+// that is nil.
+func appendEvent(dst []byte, typ string, number int64, at time.Time, atText []byte, item string) ([]byte, error) {
 	if len(item) < 2 || item[0] != '{' || item[len(item)-1] != '}' || strings.IndexByte(item, '\n') >= 0 {
 		return dst, fmt.Errorf("plantjson: event %d: %w", number, errNotAnItem)
-	}
-	if w.text == nil || !at.Equal(w.at) {
-		w.at, w.text = at, at.UTC().AppendFormat(w.text[:0], time.RFC3339Nano)
 	}
 	dst = append(dst, `{"id":"evt_`...)
 	start := len(dst)
@@ -71,9 +78,13 @@ func (w *EventWriter) Append(dst []byte, typ string, number int64, at time.Time,
 	dst = append(dst, `","type":`...)
 	dst, _ = jsontext.AppendQuote(dst, typ)
 	dst = append(dst, `,"number":`...)
-	dst = append(dst, dst[start:end]...)
+	dst = append(dst, dst[start:end]...) // the id's digits
 	dst = append(dst, `,"time":"`...)
-	dst = append(dst, w.text...)
+	if atText != nil {
+		dst = append(dst, atText...)
+	} else {
+		dst = at.UTC().AppendFormat(dst, time.RFC3339Nano)
+	}
 	dst = append(dst, `","plant":`...)
 	dst = append(dst, item...)
 	return append(dst, '}'), nil

@@ -46,8 +46,9 @@ func TestAppendEventRefusesWhatIsNotAnItem(t *testing.T) {
 	}
 }
 
-// BenchmarkEventPage is a page of 100 events as the stores render it, by
-// hand (impl=hand) and by the library (impl=library).
+// BenchmarkEventPage is a page of 100 events of one commit, by hand
+// (impl=hand: AppendEvent for each), by the library (impl=library) and as
+// the stores render it (impl=writer: an EventWriter for the page).
 func BenchmarkEventPage(b *testing.B) {
 	items := make([]string, 100)
 	for i := range items {
@@ -73,6 +74,22 @@ func BenchmarkEventPage(b *testing.B) {
 			}
 		})
 	}
+	// The stores' way: one writer a page, the events of one commit.
+	b.Run("impl=writer", func(b *testing.B) {
+		buf := make([]byte, 0, 32<<10)
+		b.ReportAllocs()
+		for b.Loop() {
+			var w EventWriter
+			buf = append(buf[:0], '[')
+			for i, it := range items {
+				if i > 0 {
+					buf = append(buf, ',')
+				}
+				buf, _ = w.Append(buf, "plant.created", int64(i+1), at, it)
+			}
+			buf = append(buf, ']')
+		}
+	})
 }
 
 // libraryAppendEvent is the event as the library writes it, into dst.

@@ -21,7 +21,8 @@
 -- longer than 2.5 KB must not reach the line.
 --
 -- Adding a stored generated column rewrites the table, which holds at most
--- the retention's events, under an exclusive lock: writes wait for it.
+-- the retention's events, and the key is built twice, all under an
+-- exclusive lock: writes and feed pages wait for it.
 --
 -- Backwards compatible within the release, as every migration: the line is
 -- generated for every event, whichever binary writes it, and the previous
