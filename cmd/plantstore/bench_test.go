@@ -26,18 +26,8 @@ import (
 // -cpuprofile to see what each costs the service. Its allocations include
 // the Go client's, which are the same for every build of the service.
 func BenchmarkWrites(b *testing.B) {
-	url := pgtest.NewDatabase(b)
-	s := startService(b, url, nil)
-	db, err := sqlx.Open("postgres", url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = db.Close() })
 	const stored = 100_000 // plants 1..stored, which changes pick from
-	preloadPlants(b, db, 1, stored)
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, MaxConnsPerHost: 64, DisableCompression: true}}
-	b.Cleanup(client.CloseIdleConnections)
-	auth := "Bearer " + s.token(b, nil)
+	s, db, client, auth := benchService(b, stored, 64)
 
 	// send runs requests from 64 goroutines, each request made by next
 	// with the goroutine's random source, and wants status for every one.
@@ -102,6 +92,24 @@ func BenchmarkWrites(b *testing.B) {
 			return http.MethodDelete, "/plants/" + strconv.FormatInt(deleted.Add(1), 10), ""
 		})
 	})
+}
+
+// benchService starts the wired service on a new PostgreSQL database with
+// plants 1..stored, and returns it, a connection to its database, a client
+// of conns keep-alive connections and a token's Authorization value.
+func benchService(b *testing.B, stored int64, conns int) (s *service, db *sqlx.DB, client *http.Client, auth string) {
+	b.Helper()
+	url := pgtest.NewDatabase(b)
+	s = startService(b, url, nil)
+	db, err := sqlx.Open("postgres", url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = db.Close() })
+	preloadPlants(b, db, 1, stored)
+	client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, DisableCompression: true}}
+	b.Cleanup(client.CloseIdleConnections)
+	return s, db, client, "Bearer " + s.token(b, nil)
 }
 
 // preloadPlants stores plants from..to with the item the service renders

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-
-	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
 )
 
 // BenchmarkPages reads pages of 100 plants and pages of 100 events through
@@ -23,19 +21,9 @@ import (
 // id, a feed page after a random cursor of a walk of the feed. Run it with
 // -cpuprofile to see what a page of each costs the service.
 func BenchmarkPages(b *testing.B) {
-	url := pgtest.NewDatabase(b)
-	s := startService(b, url, nil)
-	db, err := sqlx.Open("postgres", url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = db.Close() })
 	const stored = 50_000
-	preloadPlants(b, db, 1, stored)
+	s, db, client, auth := benchService(b, stored, 16)
 	preloadEvents(b, db, stored)
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16, MaxConnsPerHost: 16, DisableCompression: true}}
-	b.Cleanup(client.CloseIdleConnections)
-	auth := "Bearer " + s.token(b, nil)
 	get := func(path string) (body []byte, link string, err error) {
 		req, err := http.NewRequest(http.MethodGet, s.api+path, nil)
 		if err != nil {

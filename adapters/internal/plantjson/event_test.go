@@ -55,41 +55,31 @@ func BenchmarkEventPage(b *testing.B) {
 		items[i] = `{"id":` + strconv.Itoa(1000+i) + `,"name":"Monstera deliciosa","tag":"indoor"}`
 	}
 	at := time.Date(2026, 11, 25, 23, 20, 7, 123456000, time.UTC)
+	type appendFunc = func(dst []byte, typ string, number int64, at time.Time, item string) ([]byte, error)
 	for _, impl := range []struct {
 		name string
-		fn   func(dst []byte, typ string, number int64, at time.Time, item string) ([]byte, error)
-	}{{"impl=hand", AppendEvent}, {"impl=library", libraryAppendEvent}} {
+		page func() appendFunc // the function that appends a page's events
+	}{
+		{"impl=hand", func() appendFunc { return AppendEvent }},
+		{"impl=library", func() appendFunc { return libraryAppendEvent }},
+		{"impl=writer", func() appendFunc { return new(EventWriter).Append }},
+	} {
 		b.Run(impl.name, func(b *testing.B) {
 			buf := make([]byte, 0, 32<<10)
 			b.ReportAllocs()
 			for b.Loop() {
+				appendEvent := impl.page()
 				buf = append(buf[:0], '[')
 				for i, it := range items {
 					if i > 0 {
 						buf = append(buf, ',')
 					}
-					buf, _ = impl.fn(buf, "plant.created", int64(i+1), at, it)
+					buf, _ = appendEvent(buf, "plant.created", int64(i+1), at, it)
 				}
 				buf = append(buf, ']')
 			}
 		})
 	}
-	// The stores' way: one writer a page, the events of one commit.
-	b.Run("impl=writer", func(b *testing.B) {
-		buf := make([]byte, 0, 32<<10)
-		b.ReportAllocs()
-		for b.Loop() {
-			var w EventWriter
-			buf = append(buf[:0], '[')
-			for i, it := range items {
-				if i > 0 {
-					buf = append(buf, ',')
-				}
-				buf, _ = w.Append(buf, "plant.created", int64(i+1), at, it)
-			}
-			buf = append(buf, ']')
-		}
-	})
 }
 
 // libraryAppendEvent is the event as the library writes it, into dst.
