@@ -34,16 +34,16 @@ type service struct {
 // wins) and waits until it is ready. Its log, the access log included, goes
 // to a file in dir: it is part of the service's cost.
 func startService(ctx context.Context, bin, dir string, env []string) (*service, error) {
-	api, err1 := freeAddr()
-	admin, err2 := freeAddr()
-	if err := errors.Join(err1, err2); err != nil {
+	addrs, err := freeAddrs(2)
+	if err != nil {
 		return nil, err
 	}
+	api, admin := addrs[0], addrs[1]
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "PLANTSTORE_ADDR="+api, "PLANTSTORE_ADMIN_ADDR="+admin, "PLANTSTORE_MIGRATE=false")
 	cmd.Env = append(cmd.Env, env...)
 	s := &service{cmd: cmd, api: api, admin: admin}
-	err := s.start(ctx, dir, func() bool {
+	err = s.start(ctx, dir, func() bool {
 		resp, err := http.Get("http://" + admin + "/readyz")
 		if err != nil {
 			return false
@@ -150,18 +150,35 @@ func (s *service) tail() []byte {
 	return data[max(0, len(data)-2000):]
 }
 
-// freeAddr returns a loopback address with a port nobody listens on now.
-func freeAddr() (string, error) {
+// freeAddrs returns n loopback addresses with distinct ports nobody
+// listens on now.
+func freeAddrs(n int) ([]string, error) {
 	// Below Linux's ephemeral range (32768-60999): a port the kernel hands
 	// out could be taken by any outgoing connection (the load's, the
-	// database's) between this check and the service's listen.
-	var err error
-	for range 100 {
+	// database's) between this check and the service's listen. Each port
+	// stays held until all are drawn, so that two never coincide.
+	var (
+		addrs []string
+		err   error
+	)
+	for tries := 0; len(addrs) < n && tries < 100*n; tries++ {
 		var l net.Listener
 		if l, err = net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", 20000+rand.IntN(12000))); err == nil {
-			addr := l.Addr().String()
-			return addr, l.Close()
+			addrs = append(addrs, l.Addr().String())
+			defer l.Close()
 		}
 	}
-	return "", fmt.Errorf("no free port below the ephemeral range: %w", err)
+	if len(addrs) < n {
+		return nil, fmt.Errorf("no free port below the ephemeral range: %w", err)
+	}
+	return addrs, nil
+}
+
+// freeAddr returns one loopback address with a port nobody listens on now.
+func freeAddr() (string, error) {
+	addrs, err := freeAddrs(1)
+	if err != nil {
+		return "", err
+	}
+	return addrs[0], nil
 }
