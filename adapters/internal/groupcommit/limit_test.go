@@ -2,6 +2,7 @@ package groupcommit
 
 import (
 	"context"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -70,6 +71,31 @@ func TestTheLimitSettlesAtTheBestSetting(t *testing.T) {
 	}
 	if at < len(seen[20:])*2/3 {
 		t.Fatalf("settings %v; want mostly 2", seen)
+	}
+}
+
+// A store bound by its CPU, measured through noise: each window's rate is
+// off by up to 15 % either way, and for the first 40 windows it is rising
+// too, as while a load and the store warm up. One or two batches in flight
+// are best; the limit must not climb on a lucky window or on the rise.
+func TestTheLimitStaysLowThroughNoiseAndWarmUp(t *testing.T) {
+	for seed := range uint64(8) {
+		r := rand.New(rand.NewPCG(seed, 1))
+		window := 0
+		seen := climb(t, 16, func(k int) float64 {
+			window++
+			warm := min(1, 0.3+0.7*float64(window)/40)
+			return warm * 10000 / (1 + 0.1*float64(k-1)) * (0.85 + 0.3*r.Float64())
+		}, 400)
+		high := 0
+		for _, k := range seen {
+			if k > 2 {
+				high++
+			}
+		}
+		if high > len(seen)/25 {
+			t.Fatalf("seed %d: %d of %d windows above two batches in flight; settings %v", seed, high, len(seen), seen)
+		}
 	}
 }
 
