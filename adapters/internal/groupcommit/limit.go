@@ -52,7 +52,8 @@ type limit struct {
 const (
 	windowTime    = 50 * time.Millisecond
 	windowFlushes = 8
-	// better is the gain a move must show to be kept, above the noise.
+	// better is the gain a move to more batches in flight must show to be
+	// kept, above the noise (see gain).
 	better = 1.05
 	// minCalm and maxCalm bound the windows between a failed probe and the
 	// next one: the wait doubles with every failure in a row.
