@@ -126,11 +126,7 @@ func TestConcurrentBatchesOfChangesAndDeletesDoNotDeadlock(t *testing.T) {
 	s, url := newStore(t)
 	admin := pgtest.Admin(t)
 	dbname := pgtest.DatabaseName(url)
-	for _, id := range []int64{1, 2, 10, 11} {
-		if _, _, err := s.InsertIfAbsent(context.Background(), record(t, id, "Fern", "")); err != nil {
-			t.Fatal(err)
-		}
-	}
+	storeFerns(t, s, 1, 2, 10, 11)
 	first := []write{deleteWrite(1), deleteWrite(10), renameWrite(t, 2, "Moss", nil)}
 	second := []write{deleteWrite(2), deleteWrite(11), renameWrite(t, 1, "Moss", nil)}
 

@@ -300,11 +300,7 @@ func TestAWriteWhoseAnswerWasLostIsNotRunAgain(t *testing.T) {
 	proxy, proxied := pgproxy.Start(t, direct)
 	s := openStore(t, proxied, func(c *Config) { c.MaxOpenConns = 1 })
 	ctx := context.Background()
-	for _, id := range []int64{1, 2} {
-		if _, _, err := s.InsertIfAbsent(ctx, record(t, id, "Fern", "")); err != nil {
-			t.Fatal(err)
-		}
-	}
+	storeFerns(t, s, 1, 2)
 	// The delete statement is prepared on the one session, whose next
 	// answer is then the delete's.
 	if _, err := s.DeletePlant(ctx, 2); err != nil {

@@ -62,11 +62,7 @@ func TestUpdatesInOneBatchEachHaveTheirEvent(t *testing.T) {
 func TestPagesReadTogetherAreEachTheirReadersOwn(t *testing.T) {
 	s, _ := newStore(t)
 	ctx := context.Background()
-	for id := int64(1); id <= 5; id++ {
-		if _, _, err := s.InsertIfAbsent(ctx, record(t, id, "Fern", "")); err != nil {
-			t.Fatal(err)
-		}
-	}
+	storeFerns(t, s, 1, 2, 3, 4, 5)
 	var end application.FeedPosition
 	readUntilFrom(t, s, &end, 5)
 	// after[k] is the position after the feed's first k events.

@@ -45,11 +45,11 @@ func TestAnEventStoredWithoutItsLineIsRead(t *testing.T) {
 func TestAPageIsReadFromThePrimaryKeyAlone(t *testing.T) {
 	s, _ := newStore(t)
 	ctx := context.Background()
-	for id := int64(1); id <= 20; id++ {
-		if _, _, err := s.InsertIfAbsent(ctx, record(t, id, "Fern", "")); err != nil {
-			t.Fatal(err)
-		}
+	ids := make([]int64, 20)
+	for i := range ids {
+		ids[i] = int64(i + 1)
 	}
+	storeFerns(t, s, ids...)
 	var pos application.FeedPosition
 	readUntilFrom(t, s, &pos, 20) // past the horizon, which other work may hold
 	if _, err := s.db.Exec(`VACUUM ANALYZE plant_events`); err != nil {

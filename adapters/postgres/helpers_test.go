@@ -65,3 +65,13 @@ func samePlant(a, b domain.Plant) bool {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// storeFerns stores a plant named Fern, without a tag, under each id.
+func storeFerns(t testing.TB, s *Store, ids ...int64) {
+	t.Helper()
+	for _, id := range ids {
+		if _, _, err := s.InsertIfAbsent(context.Background(), record(t, id, "Fern", "")); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
