@@ -18,8 +18,10 @@ import (
 // together.
 
 const (
-	ifMatchFailed     = `{"error":41201,"message":"If-Match: the plant has changed since that ETag was read"}`
-	ifNoneMatchFailed = `{"error":41201,"message":"If-None-Match: the plant is in a state that the header lists"}`
+	ifMatchFailed        = `{"error":41201,"message":"If-Match: the plant has changed since that ETag was read"}`
+	ifNoneMatchFailed    = `{"error":41201,"message":"If-None-Match: the plant is in a state that the header lists"}`
+	ifMatchMalformed     = `{"error":41201,"message":"If-Match: must be \"*\" or a comma-separated list of entity-tags (\"…\" or W/\"…\")"}`
+	ifNoneMatchMalformed = `{"error":41201,"message":"If-None-Match: must be \"*\" or a comma-separated list of entity-tags (\"…\" or W/\"…\")"}`
 )
 
 // A change or a delete with If-None-Match is made only when the header
@@ -30,21 +32,27 @@ func TestWritesWithIfNoneMatch(t *testing.T) {
 	s := startServer(t)
 	tag := s.create(t, `{"id":7,"name":"Monstera"}`).header.Get("ETag")
 	auth := "Bearer " + s.token(t, nil)
-	for _, inm := range []string{tag, "W/" + tag, "*", `"other", ` + tag, `"other",*`} {
+	for _, inm := range []string{tag, "W/" + tag, "*", `"other", ` + tag} {
 		s.patch(t, "/plants/7", `{"tag":"x"}`, map[string]string{"If-None-Match": inm}).expect(t, 412, ifNoneMatchFailed)
 		s.do(t, "DELETE", "/plants/7", map[string]string{"Authorization": auth, "If-None-Match": inm}, nil).expect(t, 412, ifNoneMatchFailed)
+	}
+	// A value that is not "*" or a list of entity-tags names no state, and
+	// a write made on it would be made on a condition nobody can read.
+	for _, inm := range []string{"", `"other",*`, `"other"junk`, `junk "other"`, `"other`, "other"} {
+		s.patch(t, "/plants/7", `{"tag":"x"}`, map[string]string{"If-None-Match": inm}).expect(t, 412, ifNoneMatchMalformed)
+		s.do(t, "DELETE", "/plants/7", map[string]string{"Authorization": auth, "If-None-Match": inm}, nil).expect(t, 412, ifNoneMatchMalformed)
 	}
 	// Two header lines are one list.
 	h := http.Header{"Authorization": {auth}, "If-None-Match": {`"other"`, tag}}
 	s.send(t, s.request(t, "DELETE", "/plants/7", h, nil)).expect(t, 412, ifNoneMatchFailed)
 	s.call(t, "GET", "/plants/7").expect(t, 200, `{"id":7,"name":"Monstera"}`)
 
-	// Lists of other states, or of nothing recognisable, hold.
+	// Lists of other states hold.
 	r := s.patch(t, "/plants/7", `{"tag":"x"}`, map[string]string{"If-None-Match": `"other", W/"more"`})
 	r.expect(t, 200, `{"id":7,"name":"Monstera","tag":"x"}`)
 	second := r.header.Get("ETag")
 	s.patch(t, "/plants/7", `{"name":"Moss"}`, map[string]string{"If-None-Match": tag}).expect(t, 200, `{"id":7,"name":"Moss","tag":"x"}`)
-	s.patch(t, "/plants/7", `{}`, map[string]string{"If-None-Match": ""}).expect(t, 200, `{"id":7,"name":"Moss","tag":"x"}`)
+	s.patch(t, "/plants/7", `{}`, map[string]string{"If-None-Match": `"other",,`}).expect(t, 200, `{"id":7,"name":"Moss","tag":"x"}`)
 	// Back in the state that second names, a write that forbids it fails.
 	s.patch(t, "/plants/7", `{"name":"Monstera"}`, nil).expect(t, 200, "")
 	s.patch(t, "/plants/7", `{"name":"Fern"}`, map[string]string{"If-None-Match": second}).expect(t, 412, ifNoneMatchFailed)
@@ -76,14 +84,18 @@ func TestReadsWithIfMatch(t *testing.T) {
 	for _, tt := range []struct {
 		name, im string
 		status   int
+		refusal  string
 	}{
-		{"its tag", tag, 200},
-		{"in a list", `"other", ` + tag, 200},
-		{"any", "*", 200},
-		{"another tag", `"other"`, 412},
-		{"weak form", "W/" + tag, 412},
-		{"unquoted", tag[1 : len(tag)-1], 412},
-		{"empty", "", 412},
+		{"its tag", tag, 200, ""},
+		{"in a list", `"other", ` + tag, 200, ""},
+		{"any", "*", 200, ""},
+		{"another tag", `"other"`, 412, ifMatchFailed},
+		{"weak form", "W/" + tag, 412, ifMatchFailed},
+		{"unquoted", tag[1 : len(tag)-1], 412, ifMatchMalformed},
+		{"empty", "", 412, ifMatchMalformed},
+		{"its tag and junk", tag + "junk", 412, ifMatchMalformed},
+		{"any beside a tag", "*, " + tag, 412, ifMatchMalformed},
+		{"any and junk", "*junk", 412, ifMatchMalformed},
 	} {
 		get := s.do(t, "GET", "/plants/7", map[string]string{"Authorization": auth, "If-Match": tt.im}, nil)
 		head := s.do(t, "HEAD", "/plants/7", map[string]string{"Authorization": auth, "If-Match": tt.im}, nil)
@@ -94,7 +106,7 @@ func TestReadsWithIfMatch(t *testing.T) {
 				t.Errorf("If-Match %s: GET ETag %q, HEAD %d ETag %q; want 200 with %q", tt.name, get.header.Get("ETag"), head.status, head.header.Get("ETag"), tag)
 			}
 		default:
-			get.expect(t, 412, ifMatchFailed)
+			get.expect(t, 412, tt.refusal)
 			if head.status != 412 || head.body != "" {
 				t.Errorf("HEAD with If-Match %s: %d %q; want 412 without a body", tt.name, head.status, head.body)
 			}
@@ -111,8 +123,27 @@ func TestReadsWithIfMatch(t *testing.T) {
 	// A read refused for its condition is counted as such.
 	w := httptest.NewRecorder()
 	promhttp.HandlerFor(s.metrics, promhttp.HandlerOpts{}).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/metrics", nil))
-	if want := `plantstore_plant_operations_total{operation="get",outcome="precondition_failed"} 8`; !strings.Contains(w.Body.String(), want) {
+	if want := `plantstore_plant_operations_total{operation="get",outcome="precondition_failed"} 14`; !strings.Contains(w.Body.String(), want) {
 		t.Errorf("the metrics lack %s:\n%s", want, w.Body)
+	}
+}
+
+// An If-Match that is not "*" or a list of entity-tags holds for no plant:
+// a change or a delete with one is refused, whatever tags it spells out,
+// and nothing changes.
+func TestWritesWithAMalformedIfMatch(t *testing.T) {
+	s := startServer(t)
+	tag := s.create(t, `{"id":7,"name":"Monstera"}`).header.Get("ETag")
+	auth := "Bearer " + s.token(t, nil)
+	for _, lines := range [][]string{{tag + "junk"}, {tag + " junk"}, {"*, " + tag}, {"*junk"}, {`"stale"`, "*"}, {""}} {
+		h := http.Header{"Authorization": {auth}, "Content-Type": {"application/merge-patch+json"}, "If-Match": lines}
+		s.send(t, s.request(t, "PATCH", "/plants/7", h, strings.NewReader(`{"name":"Moss"}`))).expect(t, 412, ifMatchMalformed)
+		s.send(t, s.request(t, "DELETE", "/plants/7", h, nil)).expect(t, 412, ifMatchMalformed)
+	}
+	r := s.call(t, "GET", "/plants/7")
+	r.expect(t, 200, `{"id":7,"name":"Monstera"}`)
+	if r.header.Get("ETag") != tag {
+		t.Errorf("after refused writes the ETag is %q; want %q", r.header.Get("ETag"), tag)
 	}
 }
 

@@ -31,46 +31,77 @@ func etagOfItem(item []byte) string {
 // setETag sets the ETag header of an answer that carries a plant.
 func setETag(w http.ResponseWriter, tag string) { w.Header()["Etag"] = []string{tag} }
 
-// etagListed reports whether the If-Match or If-None-Match header values
-// list tag, or "*". With weak, a weak entity-tag (W/"...") counts as its
+// etagListed reads the values of an If-Match or If-None-Match header as
+// one field (RFC 9110 §13.1.1): "*" alone, or a comma-separated list of
+// entity-tags. It reports whether the field is valid, and whether it is
+// "*" or lists tag. With weak, a weak entity-tag (W/"...") counts as its
 // strong form (the weak comparison If-None-Match uses); without, it never
-// matches (the strong comparison of If-Match). A value that is not a list
-// of entity-tags matches nothing from where it stops being one.
-func etagListed(values []string, tag string, weak bool) bool {
+// matches (the strong comparison of If-Match). An invalid field lists
+// nothing: junk after a tag, "*" beside tags, an empty value.
+func etagListed(values []string, tag string, weak bool) (listed, valid bool) {
+	elements, star := 0, false
 	for _, v := range values {
-		for v != "" {
-			v = strings.TrimLeft(v, " \t,")
+		for {
+			v = strings.TrimLeft(v, " \t")
 			if v == "" {
 				break
 			}
+			if v[0] == ',' { // a list may have empty elements
+				v = v[1:]
+				continue
+			}
+			elements++
 			if v[0] == '*' {
-				return true
+				star, v = true, v[1:]
+			} else {
+				isWeak := strings.HasPrefix(v, "W/")
+				if isWeak {
+					v = v[2:]
+				}
+				n := entityTagLen(v)
+				if n == 0 {
+					return false, false
+				}
+				listed = listed || v[:n] == tag && (weak || !isWeak)
+				v = v[n:]
 			}
-			isWeak := strings.HasPrefix(v, "W/")
-			if isWeak {
-				v = v[2:]
+			v = strings.TrimLeft(v, " \t")
+			if v != "" && v[0] != ',' {
+				return false, false
 			}
-			if v == "" || v[0] != '"' {
-				break
-			}
-			end := strings.IndexByte(v[1:], '"')
-			if end < 0 {
-				break
-			}
-			if v[:end+2] == tag && (weak || !isWeak) {
-				return true
-			}
-			v = v[end+2:]
 		}
 	}
-	return false
+	if elements == 0 || star && elements > 1 {
+		return false, false
+	}
+	return listed || star, true
+}
+
+// entityTagLen is the length of the opaque-tag that s begins with: a
+// quoted string of etagc (RFC 9110 §8.8.3), quotes included; 0 if s begins
+// with none.
+func entityTagLen(s string) int {
+	if s == "" || s[0] != '"' {
+		return 0
+	}
+	for i := 1; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"':
+			return i + 1
+		case c < 0x21, c == 0x7f:
+			return 0
+		}
+	}
+	return 0
 }
 
 // The refusals of a conditional request (412 41201), each naming the header
 // whose condition did not hold.
 var (
-	errIfMatch     = &preconditionError{"If-Match: the plant has changed since that ETag was read"}
-	errIfNoneMatch = &preconditionError{"If-None-Match: the plant is in a state that the header lists"}
+	errIfMatch              = &preconditionError{"If-Match: the plant has changed since that ETag was read"}
+	errIfNoneMatch          = &preconditionError{"If-None-Match: the plant is in a state that the header lists"}
+	errMalformedIfMatch     = &preconditionError{`If-Match: must be "*" or a comma-separated list of entity-tags ("…" or W/"…")`}
+	errMalformedIfNoneMatch = &preconditionError{`If-None-Match: must be "*" or a comma-separated list of entity-tags ("…" or W/"…")`}
 )
 
 // preconditionError refuses a request whose condition does not hold; its
@@ -83,11 +114,19 @@ func (e *preconditionError) Error() string { return e.message }
 func (e *preconditionError) Unwrap() error { return application.ErrPreconditionFailed }
 
 // conditions are the conditional headers of a request on one plant (RFC
-// 9110 §13.1), each nil when the request has none.
-type conditions struct{ ifMatch, ifNoneMatch []string }
+// 9110 §13.1), each nil when the request has none, and whether the request
+// writes.
+type conditions struct {
+	ifMatch, ifNoneMatch []string
+	write                bool
+}
 
 func conditionsOf(r *http.Request) conditions {
-	return conditions{ifMatch: r.Header.Values("If-Match"), ifNoneMatch: r.Header.Values("If-None-Match")}
+	return conditions{
+		ifMatch:     r.Header.Values("If-Match"),
+		ifNoneMatch: r.Header.Values("If-None-Match"),
+		write:       r.Method != http.MethodGet && r.Method != http.MethodHead,
+	}
 }
 
 // check evaluates the conditions on the plant whose ETag is tag in the
@@ -95,13 +134,25 @@ func conditionsOf(r *http.Request) conditions {
 // compared strongly, or is "*"; then If-None-Match, which holds when it
 // lists neither tag, compared weakly, nor "*". It returns the refusal of
 // the first that does not hold, or nil. A read answers errIfNoneMatch with
-// 304, a write with 412.
+// 304, a write with 412. A header that is not such a field holds for no
+// plant, failing safe: a write is refused, and a read ignores an invalid
+// If-None-Match rather than answer 304 for a state nobody named.
 func (c conditions) check(tag string) error {
-	if c.ifMatch != nil && !etagListed(c.ifMatch, tag, false) {
-		return errIfMatch
+	if c.ifMatch != nil {
+		if listed, valid := etagListed(c.ifMatch, tag, false); !valid {
+			return errMalformedIfMatch
+		} else if !listed {
+			return errIfMatch
+		}
 	}
-	if c.ifNoneMatch != nil && etagListed(c.ifNoneMatch, tag, true) {
-		return errIfNoneMatch
+	if c.ifNoneMatch != nil {
+		listed, valid := etagListed(c.ifNoneMatch, tag, true)
+		switch {
+		case !valid && c.write:
+			return errMalformedIfNoneMatch
+		case listed:
+			return errIfNoneMatch
+		}
 	}
 	return nil
 }

@@ -61,7 +61,11 @@ func TestReadWithIfNoneMatch(t *testing.T) {
 		{"another tag", `"other"`, 200},
 		{"unquoted", tag[1 : len(tag)-1], 200},
 		{"empty", "", 200},
+		// A value that is not "*" or a list of entity-tags names no state:
+		// the read answers the plant rather than a 304 nobody asked for.
 		{"garbage then the tag", `x ` + tag, 200},
+		{"the tag then garbage", tag + `x`, 200},
+		{"any beside the tag", `*, ` + tag, 200},
 	} {
 		for _, method := range []string{"GET", "HEAD"} {
 			r := s.do(t, method, "/plants/7", map[string]string{"Authorization": auth, "If-None-Match": tt.inm}, nil)
@@ -97,25 +101,40 @@ func TestReadWithIfNoneMatch(t *testing.T) {
 func TestETagListed(t *testing.T) {
 	const tag = `"abc"`
 	for _, tt := range []struct {
-		values      []string
-		weak, found bool
+		values       []string
+		weak         bool
+		found, valid bool
 	}{
-		{[]string{`"abc"`}, false, true},
-		{[]string{`W/"abc"`}, true, true},
-		{[]string{`W/"abc"`}, false, false},
-		{[]string{` "x" ,  "abc" `}, false, true},
-		{[]string{`"x"`, `"abc"`}, false, true},
-		{[]string{`*`}, false, true},
-		{[]string{`"x", *`}, false, true},
-		{[]string{`"abcd"`}, false, false},
-		{[]string{`"ab"c"`}, false, false},
-		{[]string{`abc`}, false, false},
-		{[]string{`"abc`}, false, false},
-		{[]string{``}, false, false},
-		{[]string{`"x" junk "abc"`}, false, false},
+		{[]string{`"abc"`}, false, true, true},
+		{[]string{`W/"abc"`}, true, true, true},
+		{[]string{`W/"abc"`}, false, false, true},
+		{[]string{` "x" ,  "abc" `}, false, true, true},
+		{[]string{`"x"`, `"abc"`}, false, true, true},
+		{[]string{`, "abc",,`}, false, true, true},
+		{[]string{`"a,b"`, `"abc"`}, false, true, true}, // a comma inside a tag
+		{[]string{`*`}, false, true, true},
+		{[]string{` * `}, false, true, true},
+		{[]string{`"abcd"`}, false, false, true},
+		{[]string{`""`}, false, false, true},
+		// Not a field of "*" or entity-tags: nothing is listed.
+		{[]string{`"x", *`}, false, false, false},
+		{[]string{`"x"`, `*`}, false, false, false},
+		{[]string{`*, *`}, false, false, false},
+		{[]string{`*junk`}, false, false, false},
+		{[]string{`"abc"junk`}, false, false, false},
+		{[]string{`"abc" junk`}, false, false, false},
+		{[]string{`"abc" "x"`}, false, false, false},
+		{[]string{`"ab"c"`}, false, false, false},
+		{[]string{`abc`}, false, false, false},
+		{[]string{`"abc`}, false, false, false},
+		{[]string{`"a bc"`}, false, false, false},
+		{[]string{`w/"abc"`}, true, false, false},
+		{[]string{``}, false, false, false},
+		{[]string{` , `}, false, false, false},
+		{[]string{`"x" junk "abc"`}, false, false, false},
 	} {
-		if got := etagListed(tt.values, tag, tt.weak); got != tt.found {
-			t.Errorf("etagListed(%q, weak %v) = %v; want %v", tt.values, tt.weak, got, tt.found)
+		if found, valid := etagListed(tt.values, tag, tt.weak); found != tt.found || valid != tt.valid {
+			t.Errorf("etagListed(%q, weak %v) = %v, %v; want %v, %v", tt.values, tt.weak, found, valid, tt.found, tt.valid)
 		}
 	}
 }
