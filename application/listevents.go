@@ -48,7 +48,7 @@ type FeedPosition struct {
 	// event of Tx.
 	Number int64
 	// At is when the store handed the position out, by the store's clock,
-	// in whole seconds: a position older than the retention is expired.
+	// to the microsecond: a position older than the retention is expired.
 	At time.Time
 }
 

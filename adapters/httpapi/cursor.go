@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/base64"
 	"encoding/binary"
+	"hash/crc32"
 	"time"
 
 	"github.com/plantstore/plantstore/application"
@@ -11,15 +12,22 @@ import (
 // A feed cursor is a position in the event feed as clients hold it: opaque
 // to them, and all the service needs to go on from it, on any replica: the
 // base64url (no padding) of a version byte, then the position's
-// transaction id, number and the Unix second it was handed out, each as 8
-// bytes, big-endian. The time is what the 410 for a cursor older than the
-// retention is judged by.
+// transaction id, number and the Unix microsecond it was handed out, each
+// as 8 bytes, big-endian, then the CRC-32C of those 25 bytes. The time is
+// what the 410 for a cursor older than the retention is judged by. The
+// checksum turns a cursor damaged on its way (a character changed, a copy
+// cut short) into a 400 rather than a position that reads on from
+// somewhere else, silently skipping events or waiting past the feed's end.
 const (
-	cursorVersion = 1
-	cursorBytes   = 1 + 8 + 8 + 8
+	cursorVersion = 2
+	cursorBody    = 1 + 8 + 8 + 8
+	cursorBytes   = cursorBody + 4
 )
 
-var cursorEncoding = base64.RawURLEncoding
+var (
+	cursorEncoding = base64.RawURLEncoding
+	cursorChecksum = crc32.MakeTable(crc32.Castagnoli)
+)
 
 // formatCursor is the cursor of p.
 func formatCursor(p application.FeedPosition) string {
@@ -27,7 +35,8 @@ func formatCursor(p application.FeedPosition) string {
 	b[0] = cursorVersion
 	binary.BigEndian.PutUint64(b[1:], p.Tx)
 	binary.BigEndian.PutUint64(b[9:], uint64(p.Number))
-	binary.BigEndian.PutUint64(b[17:], uint64(p.At.Unix()))
+	binary.BigEndian.PutUint64(b[17:], uint64(p.At.UnixMicro()))
+	binary.BigEndian.PutUint32(b[cursorBody:], crc32.Checksum(b[:cursorBody], cursorChecksum))
 	return cursorEncoding.EncodeToString(b[:])
 }
 
@@ -38,7 +47,8 @@ func parseCursor(s string) (application.FeedPosition, bool) {
 		return application.FeedPosition{}, false
 	}
 	var b [cursorBytes]byte
-	if n, err := cursorEncoding.Decode(b[:], []byte(s)); err != nil || n != cursorBytes || b[0] != cursorVersion {
+	if n, err := cursorEncoding.Decode(b[:], []byte(s)); err != nil || n != cursorBytes || b[0] != cursorVersion ||
+		binary.BigEndian.Uint32(b[cursorBody:]) != crc32.Checksum(b[:cursorBody], cursorChecksum) {
 		return application.FeedPosition{}, false
 	}
 	number := int64(binary.BigEndian.Uint64(b[9:]))
@@ -46,6 +56,6 @@ func parseCursor(s string) (application.FeedPosition, bool) {
 		return application.FeedPosition{}, false
 	}
 	// One spelling per cursor: base64 may end in bits a decoder ignores.
-	p := application.FeedPosition{Tx: binary.BigEndian.Uint64(b[1:]), Number: number, At: time.Unix(int64(binary.BigEndian.Uint64(b[17:])), 0)}
+	p := application.FeedPosition{Tx: binary.BigEndian.Uint64(b[1:]), Number: number, At: time.UnixMicro(int64(binary.BigEndian.Uint64(b[17:])))}
 	return p, formatCursor(p) == s
 }

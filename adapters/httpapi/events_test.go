@@ -149,23 +149,44 @@ func TestEventFeedRefusals(t *testing.T) {
 }
 
 // A cursor has one spelling, and reads back as the position it was made
-// of.
+// of, to the microsecond.
 func TestCursorsRoundTrip(t *testing.T) {
 	for _, p := range []application.FeedPosition{
-		{},
-		{Tx: 1<<64 - 1, Number: 1<<63 - 1, At: time.Unix(1<<40, 0)},
-		{Tx: 741, Number: 1045, At: time.Unix(1795430400, 0)},
+		{At: time.UnixMicro(0)},
+		{Tx: 1<<64 - 1, Number: 1<<63 - 1, At: time.UnixMicro(1<<62 + 7)},
+		{Tx: 741, Number: 1045, At: time.UnixMicro(1795430400_123456)},
+		{Tx: 1, Number: 2, At: time.UnixMicro(-5)},
 	} {
 		c := formatCursor(p)
 		got, ok := parseCursor(c)
-		if !ok || got.Tx != p.Tx || got.Number != p.Number || got.At.Unix() != p.At.Unix() {
+		if !ok || got != p {
 			t.Errorf("parseCursor(formatCursor(%+v)) = %+v, %v", p, got, ok)
 		}
 	}
 	c := formatCursor(application.FeedPosition{Tx: 9, Number: 3, At: time.Unix(1, 0)})
-	for _, bad := range []string{"", c + "A", c[:len(c)-1] + "B", strings.ToUpper(c), "AgAAAAAAAAAJAAAAAAAAAAMAAAAAAAAAAQ"} {
+	for _, bad := range []string{"", c + "A", c[:len(c)-1], c[:len(c)-1] + "B", strings.ToUpper(c),
+		"AQAAAAAAAAAJAAAAAAAAAAMAAAAAAAAAAQ"} { // the first version, without a checksum
 		if _, ok := parseCursor(bad); ok && bad != c {
 			t.Errorf("parseCursor(%q) accepted", bad)
+		}
+	}
+}
+
+// A cursor damaged anywhere, one character changed into any other, is no
+// cursor: read as one, it would go on from another position, skipping
+// events or waiting past the end of the feed for ever.
+func TestADamagedCursorIsRefused(t *testing.T) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	c := formatCursor(application.FeedPosition{Tx: 8123456, Number: 1045, At: time.UnixMicro(1795430400_123456)})
+	for i := range len(c) {
+		for _, r := range alphabet {
+			if byte(r) == c[i] {
+				continue
+			}
+			bad := c[:i] + string(r) + c[i+1:]
+			if p, ok := parseCursor(bad); ok {
+				t.Fatalf("parseCursor(%q), %q with character %d changed, = %+v", bad, c, i, p)
+			}
 		}
 	}
 }

@@ -50,7 +50,7 @@ func (s *Store) ReadEvents(ctx context.Context, q application.FeedQuery) (applic
 	}
 	from := sort.Search(len(f.events), func(i int) bool { return f.events[i].number > q.After.Number })
 	events := f.events[from:min(len(f.events), from+q.Limit)]
-	next := application.FeedPosition{Number: max(q.After.Number, f.last), At: now.Truncate(time.Second)}
+	next := application.FeedPosition{Number: max(q.After.Number, f.last), At: now.Truncate(time.Microsecond)}
 	if len(events) == q.Limit {
 		next.Number = events[len(events)-1].number
 	}

@@ -36,7 +36,7 @@ func feedPage(r feedRow, q application.FeedQuery) (application.EventPage, error)
 			page.Next = past
 		}
 	}
-	page.Next.At = r.Now.Truncate(time.Second)
+	page.Next.At = r.Now.Truncate(time.Microsecond)
 	return page, nil
 }
 

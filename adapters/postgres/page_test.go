@@ -1,7 +1,9 @@
 package postgres
 
 import (
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/plantstore/plantstore/application"
 )
@@ -39,5 +41,31 @@ func TestPageOfRefusesItemsOutOfOrder(t *testing.T) {
 	items := `{"id":12,"name":"c"},{"id":3,"name":"b"}`
 	if page, err := pageOf(items, 2, 5, 12); err == nil {
 		t.Fatalf("pageOf = %s, nil; want an error", page.JSON)
+	}
+}
+
+// A position is expired exactly when it was handed out longer ago than the
+// retention, by the database's clock and to the microsecond, and the next
+// one a page hands out says when, to the microsecond too: a position that
+// said a whole second would look up to a second older than it is.
+func TestFeedPositionsExpireAtTheRetention(t *testing.T) {
+	now := time.Date(2026, 11, 26, 10, 0, 0, 987654000, time.UTC)
+	r := feedRow{N: 1, Horizon: "100", Now: now, FloorXID: "0"}
+	for _, tt := range []struct {
+		age     time.Duration
+		expired bool
+	}{
+		{time.Second - time.Microsecond, false},
+		{time.Second, false},
+		{time.Second + time.Microsecond, true},
+	} {
+		q := application.FeedQuery{After: application.FeedPosition{Tx: 50, At: now.Add(-tt.age)}, HasAfter: true, Limit: 10, Retention: application.EventRetention(time.Second)}
+		page, err := feedPage(r, q)
+		if expired := errors.Is(err, application.ErrFeedExpired); expired != tt.expired || err != nil && !expired {
+			t.Errorf("a position %s old, retention 1s: %v; want expired %v", tt.age, err, tt.expired)
+		}
+		if err == nil && !page.Next.At.Equal(now) {
+			t.Errorf("the next position says %s; want %s", page.Next.At.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))
+		}
 	}
 }

@@ -112,7 +112,7 @@ func (s *Store) ReadEvents(ctx context.Context, q application.FeedQuery) (applic
 		// will be numbered after the last handed out.
 		page.Next.Number = max(page.Next.Number, r.Last)
 	}
-	page.Next.At = now.Truncate(time.Second)
+	page.Next.At = now.Truncate(time.Microsecond)
 	return page, nil
 }
 

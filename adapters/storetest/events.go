@@ -150,7 +150,14 @@ func prunesOldEventsAndExpiresOldPositions(t *testing.T, h Harness) {
 	if len(none) != 0 {
 		t.Fatalf("the feed holds %s after every event was pruned", describeEvents(none))
 	}
-	// A position is as old as when it was handed out.
+	// A position is as old as when it was handed out, to well within a
+	// second: a retention of a few seconds must not expire a cursor that
+	// looks up to a second older than it is.
+	before := time.Now()
+	_, fresh := readEvents(t, s, application.FeedQuery{After: end, HasAfter: true, Limit: 10, Retention: keep})
+	if after := time.Now(); fresh.Next.At.Before(before.Add(-10*time.Millisecond)) || fresh.Next.At.After(after.Add(10*time.Millisecond)) {
+		t.Fatalf("a position handed out between %s and %s says %s", before.Format(time.RFC3339Nano), after.Format(time.RFC3339Nano), fresh.Next.At.Format(time.RFC3339Nano))
+	}
 	if _, err := s.ReadEvents(context.Background(), application.FeedQuery{After: end, HasAfter: true, Limit: 10, Retention: keep}); err != nil {
 		t.Fatalf("ReadEvents after a fresh position = %v", err)
 	}
