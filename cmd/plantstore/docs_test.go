@@ -79,6 +79,9 @@ func TestTheREADMEsSettingsTableListsEverySettingWithItsDefault(t *testing.T) {
 		} else {
 			def = ""
 		}
+		if _, twice := defaults[names[0][1]]; twice {
+			t.Errorf("README's settings table lists %s twice", names[0][1])
+		}
 		defaults[names[0][1]] = def
 	}
 	for _, st := range (&config{}).settings().Settings() {

@@ -98,10 +98,11 @@ func (e EventType) Valid() bool {
 // Cursor A position in the event feed, opaque: taken from a `Link` the feed
 // sent and passed back as it is.
 //
-// Examples: AQAAAAAAe_RAAAAAAAAABBUAAAAAaw6TmA
+// Examples: AgAAAAAAe_RAAAAAAAAABBUABmGPL-_gROjmR64
 type Cursor = string
 
-// Error The body of every non-2xx response. Both fields are always present.
+// Error The body of every 4xx and 5xx response (a `304` has no body). Both
+// fields are always present.
 type Error struct {
 	// Error A stable code from the error table in the description of this API;
 	// clients branch on it. New codes may be added in later versions.
@@ -278,52 +279,68 @@ type RequestID = string
 // WriteIfNoneMatch defines model for WriteIfNoneMatch.
 type WriteIfNoneMatch = string
 
-// BadParameter The body of every non-2xx response. Both fields are always present.
+// BadParameter The body of every 4xx and 5xx response (a `304` has no body). Both
+// fields are always present.
 type BadParameter = Error
 
-// BadRequest The body of every non-2xx response. Both fields are always present.
+// BadRequest The body of every 4xx and 5xx response (a `304` has no body). Both
+// fields are always present.
 type BadRequest = Error
 
-// ChangeBadRequest The body of every non-2xx response. Both fields are always present.
+// ChangeBadRequest The body of every 4xx and 5xx response (a `304` has no body). Both
+// fields are always present.
 type ChangeBadRequest = Error
 
-// ChangeUnsupportedMediaType The body of every non-2xx response. Both fields are always present.
+// ChangeUnsupportedMediaType The body of every 4xx and 5xx response (a `304` has no body). Both
+// fields are always present.
 type ChangeUnsupportedMediaType = Error
 
-// Conflict The body of every non-2xx response. Both fields are always present.
+// Conflict The body of every 4xx and 5xx response (a `304` has no body). Both
+// fields are always present.
 type Conflict = Error
 
-// Forbidden The body of every non-2xx response. Both fields are always present.
+// Forbidden The body of every 4xx and 5xx response (a `304` has no body). Both
+// fields are always present.
 type Forbidden = Error
 
-// Gone The body of every non-2xx response. Both fields are always present.
+// Gone The body of every 4xx and 5xx response (a `304` has no body). Both
+// fields are always present.
 type Gone = Error
 
-// InternalError The body of every non-2xx response. Both fields are always present.
+// InternalError The body of every 4xx and 5xx response (a `304` has no body). Both
+// fields are always present.
 type InternalError = Error
 
-// MethodNotAllowed The body of every non-2xx response. Both fields are always present.
+// MethodNotAllowed The body of every 4xx and 5xx response (a `304` has no body). Both
+// fields are always present.
 type MethodNotAllowed = Error
 
-// NotFound The body of every non-2xx response. Both fields are always present.
+// NotFound The body of every 4xx and 5xx response (a `304` has no body). Both
+// fields are always present.
 type NotFound = Error
 
-// PayloadTooLarge The body of every non-2xx response. Both fields are always present.
+// PayloadTooLarge The body of every 4xx and 5xx response (a `304` has no body). Both
+// fields are always present.
 type PayloadTooLarge = Error
 
-// PreconditionFailed The body of every non-2xx response. Both fields are always present.
+// PreconditionFailed The body of every 4xx and 5xx response (a `304` has no body). Both
+// fields are always present.
 type PreconditionFailed = Error
 
-// ReadPreconditionFailed The body of every non-2xx response. Both fields are always present.
+// ReadPreconditionFailed The body of every 4xx and 5xx response (a `304` has no body). Both
+// fields are always present.
 type ReadPreconditionFailed = Error
 
-// Unauthorized The body of every non-2xx response. Both fields are always present.
+// Unauthorized The body of every 4xx and 5xx response (a `304` has no body). Both
+// fields are always present.
 type Unauthorized = Error
 
-// Unavailable The body of every non-2xx response. Both fields are always present.
+// Unavailable The body of every 4xx and 5xx response (a `304` has no body). Both
+// fields are always present.
 type Unavailable = Error
 
-// UnsupportedMediaType The body of every non-2xx response. Both fields are always present.
+// UnsupportedMediaType The body of every 4xx and 5xx response (a `304` has no body). Both
+// fields are always present.
 type UnsupportedMediaType = Error
 
 // ListEventsParams defines parameters for ListEvents.
@@ -336,7 +353,8 @@ type ListEventsParams struct {
 	// oldest event kept. A cursor older than the feed's retention
 	// (`PLANTSTORE_EVENT_RETENTION`, 168 h by default) is refused with
 	// `410` (`41001`); any other value that is not such a cursor with
-	// `40002`.
+	// `40002`, a cursor damaged on its way (a character changed, cut
+	// short) included: a cursor carries a checksum.
 	After *Cursor `form:"after,omitempty" json:"after,omitempty"`
 
 	// XRequestID An id for this request, for tracing. A value of 1 to 128 characters
