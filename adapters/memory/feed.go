@@ -30,7 +30,7 @@ type feedEvent struct {
 // add stores the event of one write of p, and returns it.
 func (f *feed) add(typ application.EventType, p domain.Plant) feedEvent {
 	f.last++
-	e := feedEvent{number: f.last, typ: typ, item: string(plantjson.AppendItem(nil, p)), at: time.Now()}
+	e := feedEvent{number: f.last, typ: typ, item: string(plantjson.AppendItem(nil, p)), at: time.Now().Truncate(time.Microsecond)}
 	f.events = append(f.events, e)
 	return e
 }

@@ -156,7 +156,10 @@ func (s *Store) commit(ctx context.Context, batch []write, results []groupcommit
 		return edgeError("begin", err)
 	}
 	defer func() { _ = tx.Rollback() }() // after Commit it only reports ErrTxDone
-	btx := &batchTx{ctx: ctx, tx: tx, store: s, borrowed: make(map[string]*sqlx.NamedStmt, 4), at: stamp(time.Now())}
+	// The batch's time, to the microsecond as PostgreSQL keeps times, so
+	// that an event's time reads the same on either store.
+	at := stamp(time.Now().Truncate(time.Microsecond))
+	btx := &batchTx{ctx: ctx, tx: tx, store: s, borrowed: make(map[string]*sqlx.NamedStmt, 4), at: at}
 
 	for i, w := range batch {
 		out, err := w.kind.apply(btx, w)

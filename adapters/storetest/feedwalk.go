@@ -146,5 +146,8 @@ func checkEvents(t *testing.T, events []feedEvent, want []wantEvent, since time.
 		if e.Time.Before(since.Add(-time.Minute)) || e.Time.After(time.Now().Add(time.Minute)) {
 			t.Fatalf("event %d was committed at %s, not about now", i, e.Time)
 		}
+		if e.Time.Nanosecond()%1000 != 0 { // every store keeps times to the microsecond, as PostgreSQL does
+			t.Fatalf("event %d was committed at %s: finer than a microsecond", i, e.Time.Format(time.RFC3339Nano))
+		}
 	}
 }

@@ -145,7 +145,9 @@ type Event struct {
 	// state it had when it was deleted.
 	Plant PlantItem `json:"plant"`
 
-	// Time When the write was committed, in UTC.
+	// Time When the write was committed, in UTC, to the microsecond at most
+	// (trailing zeros of the fraction left out).
+	//
 	//
 	// Examples: 2026-12-01T09:31:12.5Z
 	Time time.Time `json:"time"`
