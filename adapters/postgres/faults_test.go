@@ -315,3 +315,42 @@ func TestAWriteWhoseAnswerWasLostIsNotRunAgain(t *testing.T) {
 		t.Fatalf("the delete, run once, did not commit: %v, %v", found, err)
 	}
 }
+
+// A statement whose context ends while the link is stalled has lib/pq send
+// a cancel request on a new socket, which the stalled link accepts and
+// never answers; lib/pq waits for it before the statement's call returns.
+// That wait ends within cancelTimeout, so that no batch is held past it:
+// the store closes within a deadline and the cancel's bound of the calls
+// in flight, here after each of several stalls (which of lib/pq's two
+// watchers sees the deadline first is chance).
+func TestAStalledCancelRequestHoldsNoBatch(t *testing.T) {
+	for round := range 4 {
+		s, proxy, _ := faultyStore(t)
+		storeFerns(t, s, 1, 2)
+		proxy.Stall()
+		var calls sync.WaitGroup
+		for k := range 4 {
+			calls.Go(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), faultDeadline)
+				defer cancel()
+				_, _, _ = s.InsertIfAbsent(ctx, application.Record{Plant: plant(int64(100+k), "Fern"), CreatedBy: "tester", CreatedAt: time.Now()})
+			})
+			calls.Go(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), faultDeadline)
+				defer cancel()
+				_, _ = s.ListPlants(ctx, application.ListQuery{Limit: 10})
+			})
+		}
+		calls.Wait()
+		start := time.Now()
+		closed := make(chan struct{})
+		go func() { s.Close(); close(closed) }()
+		select {
+		case <-closed:
+		case <-time.After(faultDeadline + cancelTimeout + lateBy):
+			t.Errorf("round %d: the store did not close within %s of its calls' answers, with the link stalled", round, time.Since(start).Round(time.Millisecond))
+		}
+		proxy.Heal()
+		<-closed
+	}
+}

@@ -17,7 +17,19 @@ import (
 // dialer is lib/pq's dialer for the store's sessions: net.Dialer's, which
 // also attaches each new socket to the link of the session being opened, so
 // that its login can be cut at the deadline.
+//
+// The other sockets lib/pq dials carry cancel requests: at the end of a
+// statement's context it dials the server, sends the request and reads
+// until the server closes the socket, with no deadline but the dial's, and
+// the statement's call waits for that. A server, pooler or network that
+// accepts the socket and never closes it would hold the call, its batch,
+// and the store's Close, for ever: such a socket is given cancelTimeout, in
+// all, to be dialed, sent and closed.
 type dialer struct{ d net.Dialer }
+
+// cancelTimeout bounds a cancel request (see dialer). A server that is up
+// answers one at once; one that is not has nothing to cancel.
+const cancelTimeout = time.Second
 
 func (d dialer) Dial(network, address string) (net.Conn, error) {
 	return d.DialContext(context.Background(), network, address)
@@ -30,14 +42,43 @@ func (d dialer) DialTimeout(network, address string, timeout time.Duration) (net
 }
 
 func (d dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	l, session := ctx.Value(linkKey{}).(*link)
+	if !session {
+		end := time.Now().Add(cancelTimeout)
+		ctx, cancel := context.WithDeadline(ctx, end)
+		defer cancel()
+		nc, err := d.d.DialContext(ctx, network, address)
+		if err != nil {
+			return nil, err
+		}
+		_ = nc.SetDeadline(end)
+		return boundedConn{Conn: nc, end: end}, nil
+	}
 	nc, err := d.d.DialContext(ctx, network, address)
 	if err != nil {
 		return nil, err
 	}
-	if l, ok := ctx.Value(linkKey{}).(*link); ok {
-		l.attach(nc)
-	}
+	l.attach(nc)
 	return nc, nil
+}
+
+// boundedConn is a socket whose deadlines never pass end: lib/pq sets its
+// own on a socket it dials when the URL has a connect_timeout, which must
+// not lift a cancel request's bound.
+type boundedConn struct {
+	net.Conn
+	end time.Time
+}
+
+func (c boundedConn) SetDeadline(t time.Time) error      { return c.Conn.SetDeadline(c.bound(t)) }
+func (c boundedConn) SetReadDeadline(t time.Time) error  { return c.Conn.SetReadDeadline(c.bound(t)) }
+func (c boundedConn) SetWriteDeadline(t time.Time) error { return c.Conn.SetWriteDeadline(c.bound(t)) }
+
+func (c boundedConn) bound(t time.Time) time.Time {
+	if t.IsZero() || t.After(c.end) {
+		return c.end
+	}
+	return t
 }
 
 // link is the socket of a session being opened. lib/pq's login reads from
