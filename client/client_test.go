@@ -202,6 +202,15 @@ func TestMalformedConditionsSendNothing(t *testing.T) {
 			t.Errorf("Get with %+v: %v", cond, err)
 		}
 	}
+	// "*" beside another ETag of the same header, in conditions of their own.
+	for _, conds := range [][]Condition{
+		{IfMatch(AnyETag), IfMatch(`"a"`)},
+		{IfNoneMatch(`"a"`), IfMatch(`"b"`), IfNoneMatch(AnyETag)},
+	} {
+		if err := c.Delete(context.Background(), 1, conds...); err == nil || !strings.HasPrefix(err.Error(), "plantstore: ") {
+			t.Errorf("Delete with %+v: %v", conds, err)
+		}
+	}
 	if n := len(srv.sent()); n != 0 {
 		t.Fatalf("%d requests sent", n)
 	}

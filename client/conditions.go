@@ -42,14 +42,22 @@ func IfNoneMatch(etags ...string) Condition {
 
 // conditionEditors are the request editors that send conds, or an error
 // that says which is malformed: a Condition without ETags, an ETag that is
-// not a quoted string, or AnyETag among others. Nothing is sent then.
+// not a quoted string, or AnyETag among others, in one Condition or in
+// several of one header (the service reads a header's lines as one list,
+// and refuses "*" in a list). Nothing is sent then.
 func conditionEditors(conds []Condition) ([]oapi.RequestEditorFn, error) {
 	if len(conds) == 0 {
 		return nil, nil
 	}
+	tags, any := map[string]int{}, map[string]bool{}
 	for _, c := range conds {
 		if err := c.check(); err != nil {
 			return nil, err
+		}
+		tags[c.header] += len(c.etags)
+		any[c.header] = any[c.header] || c.etags[0] == AnyETag
+		if any[c.header] && tags[c.header] > 1 {
+			return nil, fmt.Errorf("plantstore: %s: %q with other ETags", c.header, AnyETag)
 		}
 	}
 	return []oapi.RequestEditorFn{func(_ context.Context, req *http.Request) error {

@@ -38,7 +38,7 @@ func TestWritesWithIfNoneMatch(t *testing.T) {
 	}
 	// A value that is not "*" or a list of entity-tags names no state, and
 	// a write made on it would be made on a condition nobody can read.
-	for _, inm := range []string{"", `"other",*`, `"other"junk`, `junk "other"`, `"other`, "other"} {
+	for _, inm := range []string{`"other",*`, `"other"junk`, `junk "other"`, `"other`, "other"} {
 		s.patch(t, "/plants/7", `{"tag":"x"}`, map[string]string{"If-None-Match": inm}).expect(t, 412, ifNoneMatchMalformed)
 		s.do(t, "DELETE", "/plants/7", map[string]string{"Authorization": auth, "If-None-Match": inm}, nil).expect(t, 412, ifNoneMatchMalformed)
 	}
@@ -53,6 +53,7 @@ func TestWritesWithIfNoneMatch(t *testing.T) {
 	second := r.header.Get("ETag")
 	s.patch(t, "/plants/7", `{"name":"Moss"}`, map[string]string{"If-None-Match": tag}).expect(t, 200, `{"id":7,"name":"Moss","tag":"x"}`)
 	s.patch(t, "/plants/7", `{}`, map[string]string{"If-None-Match": `"other",,`}).expect(t, 200, `{"id":7,"name":"Moss","tag":"x"}`)
+	s.patch(t, "/plants/7", `{}`, map[string]string{"If-None-Match": ""}).expect(t, 200, `{"id":7,"name":"Moss","tag":"x"}`) // an empty list
 	// Back in the state that second names, a write that forbids it fails.
 	s.patch(t, "/plants/7", `{"name":"Monstera"}`, nil).expect(t, 200, "")
 	s.patch(t, "/plants/7", `{"name":"Fern"}`, map[string]string{"If-None-Match": second}).expect(t, 412, ifNoneMatchFailed)
@@ -92,7 +93,7 @@ func TestReadsWithIfMatch(t *testing.T) {
 		{"another tag", `"other"`, 412, ifMatchFailed},
 		{"weak form", "W/" + tag, 412, ifMatchFailed},
 		{"unquoted", tag[1 : len(tag)-1], 412, ifMatchMalformed},
-		{"empty", "", 412, ifMatchMalformed},
+		{"empty", "", 412, ifMatchFailed}, // an empty list lists no ETag
 		{"its tag and junk", tag + "junk", 412, ifMatchMalformed},
 		{"any beside a tag", "*, " + tag, 412, ifMatchMalformed},
 		{"any and junk", "*junk", 412, ifMatchMalformed},
@@ -135,7 +136,7 @@ func TestWritesWithAMalformedIfMatch(t *testing.T) {
 	s := startServer(t)
 	tag := s.create(t, `{"id":7,"name":"Monstera"}`).header.Get("ETag")
 	auth := "Bearer " + s.token(t, nil)
-	for _, lines := range [][]string{{tag + "junk"}, {tag + " junk"}, {"*, " + tag}, {"*junk"}, {`"stale"`, "*"}, {""}} {
+	for _, lines := range [][]string{{tag + "junk"}, {tag + " junk"}, {"*, " + tag}, {"*junk"}, {`"stale"`, "*"}, {`"stale`}} {
 		h := http.Header{"Authorization": {auth}, "Content-Type": {"application/merge-patch+json"}, "If-Match": lines}
 		s.send(t, s.request(t, "PATCH", "/plants/7", h, strings.NewReader(`{"name":"Moss"}`))).expect(t, 412, ifMatchMalformed)
 		s.send(t, s.request(t, "DELETE", "/plants/7", h, nil)).expect(t, 412, ifMatchMalformed)

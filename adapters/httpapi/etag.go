@@ -33,11 +33,12 @@ func setETag(w http.ResponseWriter, tag string) { w.Header()["Etag"] = []string{
 
 // etagListed reads the values of an If-Match or If-None-Match header as
 // one field (RFC 9110 §13.1.1): "*" alone, or a comma-separated list of
-// entity-tags. It reports whether the field is valid, and whether it is
-// "*" or lists tag. With weak, a weak entity-tag (W/"...") counts as its
-// strong form (the weak comparison If-None-Match uses); without, it never
-// matches (the strong comparison of If-Match). An invalid field lists
-// nothing: junk after a tag, "*" beside tags, an empty value.
+// entity-tags, which may be empty (an empty value lists no tag). It reports
+// whether the field is valid, and whether it is "*" or lists tag. With
+// weak, a weak entity-tag (W/"...") counts as its strong form (the weak
+// comparison If-None-Match uses); without, it never matches (the strong
+// comparison of If-Match). An invalid field lists nothing: junk after a
+// tag, "*" beside tags, an unquoted tag.
 func etagListed(values []string, tag string, weak bool) (listed, valid bool) {
 	elements, star := 0, false
 	for _, v := range values {
@@ -71,7 +72,7 @@ func etagListed(values []string, tag string, weak bool) (listed, valid bool) {
 			}
 		}
 	}
-	if elements == 0 || star && elements > 1 {
+	if star && elements > 1 {
 		return false, false
 	}
 	return listed || star, true

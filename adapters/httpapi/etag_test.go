@@ -116,6 +116,8 @@ func TestETagListed(t *testing.T) {
 		{[]string{` * `}, false, true, true},
 		{[]string{`"abcd"`}, false, false, true},
 		{[]string{`""`}, false, false, true},
+		{[]string{``}, false, false, true}, // an empty list
+		{[]string{` , `}, false, false, true},
 		// Not a field of "*" or entity-tags: nothing is listed.
 		{[]string{`"x", *`}, false, false, false},
 		{[]string{`"x"`, `*`}, false, false, false},
@@ -129,8 +131,6 @@ func TestETagListed(t *testing.T) {
 		{[]string{`"abc`}, false, false, false},
 		{[]string{`"a bc"`}, false, false, false},
 		{[]string{`w/"abc"`}, true, false, false},
-		{[]string{``}, false, false, false},
-		{[]string{` , `}, false, false, false},
 		{[]string{`"x" junk "abc"`}, false, false, false},
 	} {
 		if found, valid := etagListed(tt.values, tag, tt.weak); found != tt.found || valid != tt.valid {

@@ -67,6 +67,9 @@ func TestErrorExamplesAreRealAnswers(t *testing.T) {
 		"Error40002Patch": func() response {
 			return s.do(t, "PATCH", "/plants/7", map[string]string{"Authorization": writer, "Content-Type": "application/merge-patch+json"}, []byte(`{"id":8}`))
 		},
+		"Error41201Malformed": func() response {
+			return s.do(t, "DELETE", "/plants/7", map[string]string{"Authorization": writer, "If-Match": `"stale"junk`}, nil)
+		},
 		"Error41201IfNoneMatch": func() response {
 			return s.do(t, "DELETE", "/plants/7", map[string]string{"Authorization": writer, "If-None-Match": "*"}, nil)
 		},

@@ -18,18 +18,22 @@ import (
 // also attaches each new socket to the link of the session being opened, so
 // that its login can be cut at the deadline.
 //
-// The other sockets lib/pq dials carry cancel requests: at the end of a
-// statement's context it dials the server, sends the request and reads
-// until the server closes the socket, with no deadline but the dial's, and
-// the statement's call waits for that. A server, pooler or network that
-// accepts the socket and never closes it would hold the call, its batch,
-// and the store's Close, for ever: such a socket is given cancelTimeout, in
-// all, to be dialed, sent and closed.
+// Every session is dialed with its link (sessions.Connect), through
+// lib/pq's hosts, retries and target_session_attrs alike. The other sockets
+// lib/pq dials carry cancel requests: at the end of a statement's context
+// it dials the server, sends the request and reads until the server closes
+// the socket, with no deadline but the dial's, and the statement's call
+// waits for that. A server, pooler or network that accepts the socket and
+// never closes it would hold the call, its batch, and the store's Close,
+// for ever: such a socket is given cancelTimeout, in all, to be dialed,
+// sent and closed. A dial without a link is therefore never a session's.
 type dialer struct{ d net.Dialer }
 
-// cancelTimeout bounds a cancel request (see dialer). A server that is up
-// answers one at once; one that is not has nothing to cancel.
-const cancelTimeout = time.Second
+// cancelTimeout bounds a cancel request (see dialer): the dial, a TLS
+// handshake where the URL asks for one, the request and the server's
+// close, about four round trips. A server that is up answers at once; one
+// that is not has nothing to cancel.
+const cancelTimeout = 2 * time.Second
 
 func (d dialer) Dial(network, address string) (net.Conn, error) {
 	return d.DialContext(context.Background(), network, address)

@@ -405,15 +405,17 @@ type DeletePlantParams struct {
 	// IfMatch One or more ETags of the plant (comma-separated), or `*`. The write is
 	// made only when the stored plant's ETag is one of them (compared
 	// strongly: weak tags `W/"..."` never match), checked atomically with
-	// the write and before `If-None-Match`; otherwise `412` (`41201`) and
-	// nothing changes.
+	// the write and before `If-None-Match`; otherwise, or when the value is
+	// not `*` or a list of quoted ETags, `412` (`41201`) and nothing
+	// changes.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 
 	// IfNoneMatch One or more ETags of the plant (comma-separated), or `*`. The write is
 	// made only when the stored plant's ETag is none of them (weak tags
 	// `W/"..."` count as their strong form) and it is not `*`, checked
-	// atomically with the write and after `If-Match`; otherwise `412`
-	// (`41201`) and nothing changes.
+	// atomically with the write and after `If-Match`; otherwise, or when
+	// the value is not `*` or a list of quoted ETags, `412` (`41201`) and
+	// nothing changes.
 	IfNoneMatch *WriteIfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -427,14 +429,17 @@ type GetPlantParams struct {
 
 	// IfMatch One or more ETags of the plant (comma-separated), or `*`. Unless the
 	// stored plant's ETag is one of them (compared strongly: weak tags
-	// `W/"..."` never match), the answer is `412` (`41201`). Checked after
+	// `W/"..."` never match), the answer is `412` (`41201`), as it is for a
+	// value that is not `*` or a list of quoted ETags. Checked after
 	// authentication and scope, and before `If-None-Match`.
 	IfMatch *ReadIfMatch `json:"If-Match,omitempty"`
 
 	// IfNoneMatch One or more ETags of the plant (comma-separated), or `*`. When one of
 	// them is the stored plant's (weak tags `W/"..."` count as their strong
 	// form), or it is `*`, the answer is `304` with the `ETag` and no body.
-	// Checked after authentication and scope, and after `If-Match`.
+	// A value that is not `*` or a list of quoted ETags (`*` beside a tag,
+	// text after one) is ignored. Checked after authentication and scope,
+	// and after `If-Match`.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -449,15 +454,17 @@ type ChangePlantParams struct {
 	// IfMatch One or more ETags of the plant (comma-separated), or `*`. The write is
 	// made only when the stored plant's ETag is one of them (compared
 	// strongly: weak tags `W/"..."` never match), checked atomically with
-	// the write and before `If-None-Match`; otherwise `412` (`41201`) and
-	// nothing changes.
+	// the write and before `If-None-Match`; otherwise, or when the value is
+	// not `*` or a list of quoted ETags, `412` (`41201`) and nothing
+	// changes.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 
 	// IfNoneMatch One or more ETags of the plant (comma-separated), or `*`. The write is
 	// made only when the stored plant's ETag is none of them (weak tags
 	// `W/"..."` count as their strong form) and it is not `*`, checked
-	// atomically with the write and after `If-Match`; otherwise `412`
-	// (`41201`) and nothing changes.
+	// atomically with the write and after `If-Match`; otherwise, or when
+	// the value is not `*` or a list of quoted ETags, `412` (`41201`) and
+	// nothing changes.
 	IfNoneMatch *WriteIfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
