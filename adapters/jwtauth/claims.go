@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -46,9 +48,21 @@ func (d *numericDate) UnmarshalJSON(data []byte) error {
 	case len(data) == 0 || data[0] == '"':
 		return errNumericDate
 	}
+	if f, err := strconv.ParseFloat(string(data), 64); err == nil && math.Abs(f) > lastNumericDate {
+		return errNumericDateRange
+	}
 	d.at = new(jwt.NumericDate)
 	return d.at.UnmarshalJSON(data)
 }
+
+// lastNumericDate is the last second of the year 9999, the latest time a
+// time claim may name. One past the seconds an int64 holds would wrap
+// around to a time as far in the past (or stop at the latest, on other
+// CPUs): an exp of 1e20 read as expired, an nbf of 1e20 as long valid.
+const lastNumericDate = 253402300799
+
+// errNumericDateRange marks a time claim past the year 9999, either way.
+var errNumericDateRange = errors.New("time claim is past the year 9999")
 
 // scopes merges scope and scp, keeping the first of any duplicates.
 func (c *tokenClaims) scopes() []string {
