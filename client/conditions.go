@@ -49,14 +49,14 @@ func conditionEditors(conds []Condition) ([]oapi.RequestEditorFn, error) {
 	if len(conds) == 0 {
 		return nil, nil
 	}
-	tags, any := map[string]int{}, map[string]bool{}
+	tags, star := map[string]int{}, map[string]bool{}
 	for _, c := range conds {
 		if err := c.check(); err != nil {
 			return nil, err
 		}
 		tags[c.header] += len(c.etags)
-		any[c.header] = any[c.header] || c.etags[0] == AnyETag
-		if any[c.header] && tags[c.header] > 1 {
+		star[c.header] = star[c.header] || c.etags[0] == AnyETag
+		if star[c.header] && tags[c.header] > 1 {
 			return nil, fmt.Errorf("plantstore: %s: %q with other ETags", c.header, AnyETag)
 		}
 	}
