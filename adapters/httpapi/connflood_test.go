@@ -69,10 +69,11 @@ func requireFiles(t *testing.T, n uint64) {
 	}
 }
 
-// Ten times the default cap of clients that open a connection and keep it,
-// idle after one request or silent from the start, cost the server no more
-// than the cap: open connections, goroutines, files and heap stay within
-// bounds derived from it, and a new client is still served.
+// Ten times the default cap of clients that open a connection and keep it
+// idle after one request, then silent ones that never send a request, cost
+// the server no more than the cap: open connections, goroutines, files and
+// heap stay within bounds derived from it, a new client is still served,
+// and every silent client beyond the cap is answered 503.
 func TestAFloodOfIdleClientsStaysWithinTheConnectionLimit(t *testing.T) {
 	requireFiles(t, 2*floodClients+DefaultMaxConnections+512)
 	s := startServer(t)
@@ -149,19 +150,51 @@ func TestAFloodOfIdleClientsStaysWithinTheConnectionLimit(t *testing.T) {
 	within("idle keep-alive clients", floodClients)
 	s.call(t, http.MethodGet, "/plants/1").expectError(t, 404, "40402")
 
-	// Silent clients, which never send a request: each takes the place of
-	// an idle one, then they are refused.
+	// Silent clients, which never send a request and never close: each
+	// takes the place of an idle one, then they are refused, refusalsInFlight
+	// at a time (each refusal lingers for its client to close), the rest
+	// waiting in the kernel's listen queue for their turn. Each is answered.
 	awaitIdle(t, s, DefaultMaxConnections)
-	shedBefore := shed(t, s.metrics, "refused") + shed(t, s.metrics, "dropped")
-	for range floodClients {
+	const silentClients = DefaultMaxConnections + 4*refusalsInFlight
+	refusedBefore := shed(t, s.metrics, "refused")
+	silent := make([]net.Conn, silentClients)
+	for i := range silent {
 		c, err := net.Dial("tcp", addr)
 		require.NoError(t, err)
 		hold(c)
+		silent[i] = c
 	}
-	turnedAway := func() int {
-		return int(shed(t, s.metrics, "refused") + shed(t, s.metrics, "dropped") - shedBefore)
+	turnedAway := func() int { return int(shed(t, s.metrics, "refused") - refusedBefore) }
+	require.Eventually(t, func() bool { return turnedAway() == silentClients-DefaultMaxConnections }, closeBound, 10*time.Millisecond,
+		"%d silent connections turned away, want %d", turnedAway(), silentClients-DefaultMaxConnections)
+	within("silent clients", floodClients+silentClients)
+
+	answered := make([]bool, len(silent))
+	for i, c := range silent {
+		wg.Go(func() {
+			_ = c.SetReadDeadline(time.Now().Add(time.Second))
+			resp, err := http.ReadResponse(bufio.NewReaderSize(c, 1024), nil)
+			if err != nil {
+				return // one of those admitted, waiting for its request
+			}
+			body, _ := io.ReadAll(resp.Body)
+			req, _ := http.NewRequest(http.MethodGet, s.url+"/plants/1", nil) // whatever it would have asked
+			s.contract.Check(t, req, resp, body)
+			answered[i] = resp.StatusCode == http.StatusServiceUnavailable && strings.Contains(string(body), "50301")
+		})
 	}
-	require.Eventually(t, func() bool { return turnedAway() == floodClients-DefaultMaxConnections }, closeBound, 10*time.Millisecond,
-		"%d silent connections turned away, want %d", turnedAway(), floodClients-DefaultMaxConnections)
-	within("silent clients", floodClients+refusalsInFlight)
+	wg.Wait()
+	if n := countTrue(answered); n != silentClients-DefaultMaxConnections {
+		t.Errorf("%d silent connections answered 503 50301, want every one beyond the cap, %d", n, silentClients-DefaultMaxConnections)
+	}
+}
+
+func countTrue(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }

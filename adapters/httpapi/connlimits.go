@@ -31,10 +31,7 @@ func (a *API) ConnLimit(max int) *ConnLimit {
 			log.LogAttrs(context.Background(), slog.LevelInfo, "closed an idle connection at the connection limit",
 				slog.Int("max_connections", max), slog.Duration("idle", idleFor))
 		},
-		// Not logged: a flood that outruns the refusals would flood the
-		// log too. The counter shows it.
-		dropped: func() { a.metrics.connectionShed("dropped") },
-		open:    func(n int) { a.metrics.openConnections.Set(float64(n)) },
+		open: func(n int) { a.metrics.openConnections.Set(float64(n)) },
 	})
 }
 
@@ -77,7 +74,6 @@ func NewConnLimit(max int, listener string, log *slog.Logger) *ConnLimit {
 	return newConnLimit(max, connHooks{
 		refusal:    func() []byte { warn("refused a connection at the connection limit"); return answer },
 		closedIdle: func(time.Duration) { warn("closed an idle connection at the connection limit") },
-		dropped:    func() {},
 		open:       func(int) {},
 	})
 }

@@ -19,8 +19,10 @@ import (
 // client that is not using its connection gives way to one that wants to.
 // When no connection is idle, the new one is answered at once with a canned
 // refusal, without its request being read, and closed. Refusing is bounded
-// too: beyond refusalsInFlight refusals in progress, a connection is closed
-// unanswered.
+// too: with refusalsInFlight refusals in progress, the listener stops
+// accepting until one ends or room is made, and the connections behind it
+// wait in the kernel's listen queue, to be answered in their turn rather
+// than closed unanswered.
 type ConnLimit struct {
 	max   int
 	hooks connHooks
@@ -30,6 +32,7 @@ type ConnLimit struct {
 	idle  idleList // the one idle the longest first
 
 	refusing chan struct{} // a slot per refusal in progress
+	room     chan struct{} // told, without blocking, when a connection turns idle or closes
 }
 
 // connHooks are what the owner of a ConnLimit answers, logs and counts.
@@ -39,9 +42,6 @@ type connHooks struct {
 	refusal func() []byte
 	// closedIdle is told of an idle connection closed to make room.
 	closedIdle func(idleFor time.Duration)
-	// dropped is told of a connection closed unanswered, as the most
-	// refusals were already in progress.
-	dropped func()
 	// open is told how many connections are open, whenever that changes.
 	open func(n int)
 }
@@ -102,7 +102,8 @@ const DefaultMaxConnections = 512
 
 // refusalsInFlight bounds the refusals being answered at once, each a
 // goroutine that lingers at most lingerTime: a flood of connections beyond
-// the cap costs that much and no more.
+// the cap costs that much and no more, the rest of it waiting in the
+// kernel's listen queue.
 const refusalsInFlight = 64
 
 func newConnLimit(max int, hooks connHooks) *ConnLimit {
@@ -114,6 +115,7 @@ func newConnLimit(max int, hooks connHooks) *ConnLimit {
 		hooks:    hooks,
 		conns:    make(map[net.Conn]*trackedConn, max),
 		refusing: make(chan struct{}, refusalsInFlight),
+		room:     make(chan struct{}, 1),
 	}
 }
 
@@ -129,7 +131,7 @@ func (l *ConnLimit) Limit(srv *http.Server, ln net.Listener) net.Listener {
 			before(c, s)
 		}
 	}
-	return limitedListener{Listener: ln, limit: l}
+	return &limitedListener{Listener: ln, limit: l, closed: make(chan struct{})}
 }
 
 // openCount is how many connections the limit holds open now.
@@ -142,20 +144,57 @@ func (l *ConnLimit) openCount() int {
 type limitedListener struct {
 	net.Listener
 	limit *ConnLimit
+
+	closeOnce sync.Once
+	closed    chan struct{} // closed by Close, to end a wait for a refusal
 }
 
 // Accept returns the next connection the cap admits, and refuses the others
 // itself.
-func (ln limitedListener) Accept() (net.Conn, error) {
+func (ln *limitedListener) Accept() (net.Conn, error) {
 	for {
 		c, err := ln.Listener.Accept()
 		if err != nil {
 			return nil, err
 		}
-		if ln.limit.admit(c) {
+		admitted, err := ln.limit.admitOrRefuse(c, ln.closed)
+		if err != nil {
+			return nil, err
+		}
+		if admitted {
 			return c, nil
 		}
-		ln.limit.refuse(c)
+	}
+}
+
+func (ln *limitedListener) Close() error {
+	ln.closeOnce.Do(func() { close(ln.closed) })
+	return ln.Listener.Close()
+}
+
+// admitOrRefuse admits c, or refuses it in the background and reports that
+// it did not admit it. With the most refusals in progress it waits for one
+// to end, or for room to be made, which admits c after all; the
+// connections accepted after c wait meanwhile in the kernel's queue. When
+// the listener closes first, c is closed and the error is net.ErrClosed.
+func (l *ConnLimit) admitOrRefuse(c net.Conn, closed <-chan struct{}) (bool, error) {
+	for {
+		if l.admit(c) {
+			return true, nil
+		}
+		select {
+		case l.refusing <- struct{}{}:
+			answer := l.hooks.refusal()
+			go func() {
+				defer func() { <-l.refusing }()
+				answerUnread(c, answer)
+			}()
+			return false, nil
+		case <-l.room:
+		case <-closed:
+			_ = c.Close()
+			return false, net.ErrClosed
+		}
 	}
 }
 
@@ -201,12 +240,23 @@ func (l *ConnLimit) track(c net.Conn, s http.ConnState) {
 		l.idle.remove(t)
 		t.since = time.Now()
 		l.idle.pushBack(t)
+		l.roomMade()
 	case http.StateActive:
 		l.idle.remove(t)
 	case http.StateClosed, http.StateHijacked:
 		// A hijacked connection is its handler's to bound.
 		l.forget(c)
 		l.hooks.open(len(l.conns))
+		l.roomMade()
+	}
+}
+
+// roomMade tells a connection waiting to be refused that it may be admitted
+// now. The signal may be stale when read: admitting checks again.
+func (l *ConnLimit) roomMade() {
+	select {
+	case l.room <- struct{}{}:
+	default:
 	}
 }
 
@@ -216,23 +266,6 @@ func (l *ConnLimit) forget(c net.Conn) {
 		l.idle.remove(t)
 	}
 	delete(l.conns, c)
-}
-
-// refuse answers c with the refusal and closes it, in the background, unless
-// the most refusals are in progress already: then c is closed at once.
-func (l *ConnLimit) refuse(c net.Conn) {
-	select {
-	case l.refusing <- struct{}{}:
-	default:
-		l.hooks.dropped()
-		_ = c.Close()
-		return
-	}
-	answer := l.hooks.refusal()
-	go func() {
-		defer func() { <-l.refusing }()
-		answerUnread(c, answer)
-	}()
 }
 
 // answerUnread writes answer to c, whose request was not read, and closes

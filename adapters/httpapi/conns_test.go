@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -159,31 +160,128 @@ func TestAtTheConnectionLimitWithNoneIdleANewConnectionIsAnswered503(t *testing.
 	}
 }
 
-// Refusing is bounded: with the most refusals in progress, a connection
-// beyond the cap is closed at once, unanswered, and counted.
-func TestRefusalsBeyondTheirBoundAreClosedUnanswered(t *testing.T) {
+// fillRefusals takes every refusal slot, as that many refusals in progress
+// would, until the test ends or the returned function gives one back.
+func fillRefusals(t *testing.T, l *ConnLimit) (giveBackOne func()) {
+	t.Helper()
+	taken := 0
+	for range refusalsInFlight {
+		l.refusing <- struct{}{}
+		taken++
+	}
+	t.Cleanup(func() {
+		for ; taken > 0; taken-- {
+			<-l.refusing
+		}
+	})
+	return func() { <-l.refusing; taken-- }
+}
+
+// expectUnansweredFor reads conn for d and fails t when anything comes,
+// or the connection ends, before d is out.
+func expectUnansweredFor(t *testing.T, conn net.Conn, d time.Duration) {
+	t.Helper()
+	_ = conn.SetReadDeadline(time.Now().Add(d))
+	n, err := conn.Read(make([]byte, 1))
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		t.Fatalf("while the refusals are all in progress a connection got %d bytes, %v; want it waiting", n, err)
+	}
+}
+
+// Refusing is bounded, and nobody is left unanswered for it: with the most
+// refusals in progress, a connection beyond the cap waits its turn (the
+// listener stops accepting, and the kernel queues the rest), and is
+// answered 503 once a refusal ends.
+func TestRefusalsBeyondTheirBoundWaitTheirTurn(t *testing.T) {
 	s := startServer(t, withMaxConns(1))
 	s.dial(t) // holds the one place, sending nothing
 	require.Eventually(t, func() bool { return s.conns.openCount() == 1 }, closeBound, time.Millisecond)
-	for range refusalsInFlight {
-		s.conns.refusing <- struct{}{}
-	}
-	dropped := s.dial(t)
-	_, _ = io.WriteString(dropped, readPlant("Bearer "+s.token(t, nil)))
-	if rest := readUntilClosed(t, dropped, nil); len(rest) != 0 {
-		t.Fatalf("a connection beyond the refusals' bound was answered %.100q", rest)
-	}
-	if n := shed(t, s.metrics, "dropped"); n != 1 {
-		t.Errorf("dropped counted %v, want 1", n)
-	}
+	giveBackOne := fillRefusals(t, s.conns)
 
-	for range refusalsInFlight {
-		<-s.conns.refusing
-	}
-	e := s.rawExchange(t, readPlant("Bearer "+s.token(t, nil)))
+	waiting := s.dial(t)
+	_, err := io.WriteString(waiting, readPlant("Bearer "+s.token(t, nil)))
+	require.NoError(t, err)
+	expectUnansweredFor(t, waiting, 50*time.Millisecond)
+
+	giveBackOne()
+	_ = waiting.SetReadDeadline(time.Now().Add(closeBound))
+	r := bufio.NewReader(waiting)
+	resp, err := http.ReadResponse(r, nil)
+	require.NoError(t, err, "a connection that waited for a refusal was not answered")
+	body, _ := io.ReadAll(resp.Body)
+	e := exchange{conn: waiting, r: r, resp: resp, body: body}
 	s.checkAPI(t, e, http.MethodGet, "/plants/1")
-	if e.resp.StatusCode != 503 {
-		t.Fatalf("with room for refusals again: %d %s, want 503", e.resp.StatusCode, e.body)
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "50301") {
+		t.Fatalf("got %d %s; want 503 50301", resp.StatusCode, body)
+	}
+	e.expectClosed(t)
+	if n := shed(t, s.metrics, "refused"); n != 1 {
+		t.Errorf("refused counted %v, want 1", n)
+	}
+}
+
+// A connection waiting for a refusal is admitted instead when room is made
+// meanwhile, and served.
+func TestAConnectionWaitingToBeRefusedIsServedWhenRoomIsMade(t *testing.T) {
+	s := startServer(t, withMaxConns(1))
+	holder := s.dial(t)
+	require.Eventually(t, func() bool { return s.conns.openCount() == 1 }, closeBound, time.Millisecond)
+	fillRefusals(t, s.conns)
+
+	waiting := s.dial(t)
+	_, err := io.WriteString(waiting, readPlant("Bearer "+s.token(t, nil)))
+	require.NoError(t, err)
+	expectUnansweredFor(t, waiting, 50*time.Millisecond)
+
+	require.NoError(t, holder.Close())
+	_ = waiting.SetReadDeadline(time.Now().Add(closeBound))
+	r := bufio.NewReader(waiting)
+	resp, err := http.ReadResponse(r, nil)
+	require.NoError(t, err, "a connection that waited while room was made was not answered")
+	body, _ := io.ReadAll(resp.Body)
+	s.checkAPI(t, exchange{conn: waiting, r: r, resp: resp, body: body}, http.MethodGet, "/plants/1")
+	if resp.StatusCode != http.StatusNotFound || resp.Close {
+		t.Fatalf("got %d (close %v) %s; want the plant's 404 on a connection kept open", resp.StatusCode, resp.Close, body)
+	}
+	if n := shed(t, s.metrics, "refused"); n != 0 {
+		t.Errorf("refused counted %v, want 0", n)
+	}
+}
+
+// Closing the listener ends a wait for a refusal at once: the server stops
+// serving, and the connection that waited is closed.
+func TestClosingTheListenerEndsAWaitForARefusal(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	api := newTestAPI(t, seededStore(t), 0)
+	srv := NewServer(api, ServerLimits{}, log)
+	conns := api.ConnLimit(1)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(conns.Limit(srv, api.Listener(ln))) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	dial := func() net.Conn {
+		conn, err := net.Dial("tcp", ln.Addr().String())
+		require.NoError(t, err)
+		t.Cleanup(func() { conn.Close() })
+		return conn
+	}
+	dial()
+	require.Eventually(t, func() bool { return conns.openCount() == 1 }, closeBound, time.Millisecond)
+	fillRefusals(t, conns)
+	waiting := dial()
+	expectUnansweredFor(t, waiting, 50*time.Millisecond)
+
+	require.NoError(t, srv.Close())
+	select {
+	case err := <-served:
+		require.ErrorIs(t, err, http.ErrServerClosed)
+	case <-time.After(closeBound):
+		t.Fatal("the server still accepting after its listener closed, waiting for a refusal")
+	}
+	if rest := readUntilClosed(t, waiting, nil); len(rest) != 0 {
+		t.Fatalf("the connection that waited got %.100q after the listener closed", rest)
 	}
 }
 

@@ -50,7 +50,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}),
 		shedConnections: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "plantstore_http_connections_shed_total",
-			Help: "Connections the API listener shed at its connection limit, by action: closed_idle (an idle keep-alive connection closed to make room), refused (a new connection answered 503 unread), dropped (a new connection closed unanswered, as the most refusals were in progress).",
+			Help: "Connections the API listener shed at its connection limit, by action: closed_idle (an idle keep-alive connection closed to make room) or refused (a new connection answered 503 unread).",
 		}, []string{"action"}),
 	}
 	if reg == nil {
@@ -112,8 +112,8 @@ func createOutcome(o application.Outcome, err error) string {
 	return outcome("created", err)
 }
 
-// connectionShed counts what the connection limit did: closed_idle, refused
-// or dropped.
+// connectionShed counts what the connection limit did: closed_idle or
+// refused.
 func (m *metrics) connectionShed(action string) {
 	m.shedConnections.WithLabelValues(action).Inc()
 }

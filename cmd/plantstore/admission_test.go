@@ -181,7 +181,7 @@ func TestMemoryAtTheConnectionLimitStaysUnderTheManifestLimit(t *testing.T) {
 	}
 	wg.Wait()
 	_, peak := residentMemory(t, p)
-	t.Logf("%d connections busy with %d-byte bodies and %d more turned away: resident %d MiB, peak %d MiB; after every create was answered, peak %d MiB",
+	t.Logf("%d connections busy with %d-byte bodies and %d more connecting: resident %d MiB, peak %d MiB; after every create was answered, peak %d MiB",
 		conns, bodyBytes, turnedAway, busyRSS>>20, busyPeak>>20, peak>>20)
 	if peak >= manifestLimit {
 		t.Errorf("peak resident memory %d MiB, at or over the manifest's limit of %d MiB", peak>>20, manifestLimit>>20)
