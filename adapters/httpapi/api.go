@@ -27,6 +27,10 @@ type Config struct {
 	// headers: a use case still waiting for the store then gives up, and
 	// the client gets 503 50301 with Retry-After. Zero sets none.
 	RequestTimeout time.Duration
+	// PageBytes bounds the bytes of list and feed pages answered at once;
+	// zero or less is DefaultPageBytes. A page that finds no room waits
+	// for it within its deadline, then gets 503 50301.
+	PageBytes int64
 }
 
 // API is the HTTP API: an http.Handler with every route of the contract.
@@ -42,6 +46,7 @@ type API struct {
 	draining     atomic.Bool
 	inFlight     atomic.Int64
 	timeout      time.Duration // see Config.RequestTimeout
+	pages        *pageBudget
 }
 
 // New builds the API from its settings and dependencies.
@@ -76,6 +81,7 @@ func New(cfg Config, deps Deps) (*API, error) {
 		openAPI:      cfg.OpenAPI,
 		reference:    page,
 		timeout:      cfg.RequestTimeout,
+		pages:        newPageBudget(cfg.PageBytes),
 	}
 	a.router = a.routes()
 	return a, nil

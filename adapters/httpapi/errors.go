@@ -56,6 +56,7 @@ var errorTable = []problem{
 	{target: domain.ErrConflict, status: http.StatusConflict, code: 40901, showErr: true},
 	{target: application.ErrPreconditionFailed, status: http.StatusPreconditionFailed, code: 41201, showErr: true},
 	{target: application.ErrFeedExpired, status: http.StatusGone, code: 41001, showErr: true},
+	{target: errPagesBusy, status: http.StatusServiceUnavailable, code: 50301, showErr: true},
 	{target: application.ErrUnavailable, status: http.StatusServiceUnavailable, code: 50301, message: "the store is unavailable, retry later"},
 	{target: context.DeadlineExceeded, status: http.StatusServiceUnavailable, code: 50301, message: "the store did not answer in time, retry later"},
 }

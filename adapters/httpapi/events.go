@@ -33,12 +33,20 @@ func (a *API) listEvents(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
+	hold, err := a.pages.reserve(r.Context(), eventPageBytes(q.Limit))
+	if err != nil {
+		a.metrics.operation("events", outcome("listed", err))
+		a.writeError(w, r, err)
+		return
+	}
+	defer hold.release()
 	page, err := a.deps.Events.List(r.Context(), principal, q)
 	a.metrics.operation("events", outcome("listed", err))
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
+	hold.keep(len(page.JSON))
 	w.Header().Set("Link", nextEventsLink(q.Limit, page.Next))
 	writeJSON(w, http.StatusOK, page.JSON)
 }

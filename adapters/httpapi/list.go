@@ -33,12 +33,20 @@ func (a *API) listPlants(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
+	hold, err := a.pages.reserve(r.Context(), listPageBytes(q.Limit))
+	if err != nil {
+		a.metrics.operation("list", outcome("listed", err))
+		a.writeError(w, r, err)
+		return
+	}
+	defer hold.release()
 	page, err := a.deps.List.List(r.Context(), principal, q)
 	a.metrics.operation("list", outcome("listed", err))
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
+	hold.keep(len(page.JSON))
 	if page.More {
 		w.Header().Set("Link", nextLink(q, page.Last))
 	}

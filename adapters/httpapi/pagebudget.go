@@ -1,0 +1,79 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+
+	"golang.org/x/sync/semaphore"
+
+	"github.com/plantstore/plantstore/adapters/internal/plantjson"
+)
+
+// DefaultPageBytes is the default bound on the bytes of list and feed pages
+// the API holds at once. A page of 1,000 of the largest plants is about
+// 1.1 MB, and a client that reads its answer slowly keeps the page until
+// it has read it or the write timeout ends it: without a bound, the
+// connection limit's 512 slow readers held 640 MB
+// (docs/operations.md, "Admission").
+const DefaultPageBytes = 16 << 20
+
+// errPagesBusy is a page that found no room in the page budget before its
+// deadline.
+var errPagesBusy = errors.New("the service is busy sending other pages, retry later")
+
+// pageBudget bounds the bytes of the list and feed pages being answered at
+// once, from the store's reading of a page to its last byte written. A page
+// reserves room for the largest page its limit allows, twice over (the
+// store's result and the rendered page are both held while it is
+// rendered), before the store is asked; once rendered it keeps only its
+// own size until it is written. A page that finds no room waits for it,
+// holding nothing, within its request's deadline.
+type pageBudget struct {
+	bytes *semaphore.Weighted
+	size  int64
+}
+
+func newPageBudget(size int64) *pageBudget {
+	if size <= 0 {
+		size = DefaultPageBytes
+	}
+	return &pageBudget{bytes: semaphore.NewWeighted(size), size: size}
+}
+
+// pageHold is the room a page holds in the budget.
+type pageHold struct {
+	budget *pageBudget
+	held   int64
+}
+
+// reserve waits, within ctx, for room for a page of at most n bytes.
+func (b *pageBudget) reserve(ctx context.Context, n int64) (*pageHold, error) {
+	want := min(2*n, b.size)
+	if err := b.bytes.Acquire(ctx, want); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, errPagesBusy
+		}
+		return nil, err
+	}
+	return &pageHold{budget: b, held: want}, nil
+}
+
+// keep gives back all but n bytes of the hold: the page is rendered, and n
+// is its size.
+func (h *pageHold) keep(n int) {
+	if rest := h.held - int64(n); rest > 0 {
+		h.budget.bytes.Release(rest)
+		h.held = int64(n)
+	}
+}
+
+// release gives the hold back: the page is written, or was never rendered.
+func (h *pageHold) release() {
+	h.budget.bytes.Release(h.held)
+	h.held = 0
+}
+
+// listPageBytes and eventPageBytes bound the bytes of a page of limit
+// plants or events: a JSON array of them.
+func listPageBytes(limit int) int64  { return 2 + int64(limit)*int64(plantjson.MaxItemBytes+1) }
+func eventPageBytes(limit int) int64 { return 2 + int64(limit)*int64(plantjson.MaxEventBytes+1) }

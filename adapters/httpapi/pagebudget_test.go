@@ -1,0 +1,117 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/plantstore/plantstore/adapters/memory"
+	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/domain"
+	"github.com/plantstore/plantstore/adapters/jwtauth/jwttest"
+)
+
+// stalledWriter is a ResponseWriter whose client reads nothing until
+// released: its first Write blocks, as a write to a slow reader's full
+// socket does.
+type stalledWriter struct {
+	*httptest.ResponseRecorder
+	writing chan struct{} // closed when the first Write starts
+	release chan struct{} // closed by the test to let it finish
+}
+
+func newStalledWriter() *stalledWriter {
+	return &stalledWriter{ResponseRecorder: httptest.NewRecorder(), writing: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (w *stalledWriter) Write(b []byte) (int, error) {
+	select {
+	case <-w.writing:
+	default:
+		close(w.writing)
+	}
+	<-w.release
+	return w.ResponseRecorder.Write(b)
+}
+
+// Pages answered at once are bounded in bytes: while a slow reader holds a
+// page, a page that would take the budget past its bound waits, holding
+// nothing, and gets 503 50301 at its deadline; a smaller one that fits the
+// room the held page left is served; once the slow reader has read, pages
+// are served again. The held page keeps only its own size, not the room it
+// reserved for the largest page of its limit.
+func TestPagesBeyondThePageBudgetWaitForRoom(t *testing.T) {
+	for _, tt := range []struct {
+		path  string
+		bytes func(limit int) int64
+	}{
+		{"/plants", listPageBytes},
+		{"/events", eventPageBytes},
+	} {
+		t.Run(tt.path, func(t *testing.T) { testPageBudget(t, tt.path, tt.bytes) })
+	}
+}
+
+func testPageBudget(t *testing.T, path string, pageBytes func(limit int) int64) {
+	const limit = 10
+	store := memory.New()
+	for id := range int64(limit) {
+		np, err := domain.ParseNewPlant(domain.PlantFields{ID: id, Name: "Aloe " + strconv.FormatInt(id, 10)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := store.InsertIfAbsent(context.Background(), application.Record{Plant: domain.PlantFrom(np), CreatedAt: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deps := useCases(store, everyScope)
+	deps.Verifier, deps.Log = jwttest.New(t).Verifier(t), slog.New(slog.DiscardHandler)
+	api, err := New(Config{RequestTimeout: 50 * time.Millisecond, PageBytes: 2 * pageBytes(limit)}, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := func(limit int) *http.Request {
+		r := httptest.NewRequest(http.MethodGet, path+"?limit="+strconv.Itoa(limit), nil)
+		r.Header.Set("Authorization", bearer(t))
+		return r
+	}
+
+	slow := newStalledWriter()
+	served := make(chan struct{})
+	go func() { defer close(served); api.ServeHTTP(slow, list(limit)) }()
+	<-slow.writing
+
+	busy := record(t, api, list(limit))
+	var e struct {
+		Error   int32  `json:"error"`
+		Message string `json:"message"`
+	}
+	if err := json.Unmarshal(busy.Body.Bytes(), &e); err != nil || busy.Code != 503 || e.Error != 50301 ||
+		e.Message != errPagesBusy.Error() || busy.Header().Get("Retry-After") == "" {
+		t.Fatalf("a page past the budget: %d %s; want 503 50301 with Retry-After", busy.Code, busy.Body)
+	}
+	if w := record(t, api, list(limit/2)); w.Code != http.StatusOK {
+		t.Fatalf("a page that fits beside the held one: %d %s", w.Code, w.Body)
+	}
+
+	close(slow.release)
+	<-served
+	if slow.Code != http.StatusOK {
+		t.Fatalf("the slow reader's page: %d %s", slow.Code, slow.Body)
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(slow.Body.Bytes(), &items); err != nil || len(items) != limit {
+		t.Fatalf("the slow reader's page: %d items, %v", len(items), err)
+	}
+	if w := record(t, api, list(limit)); w.Code != http.StatusOK {
+		t.Fatalf("once the slow reader has read: %d %s", w.Code, w.Body)
+	}
+	if w := record(t, api, list(limit)); w.Code != http.StatusOK {
+		t.Fatalf("the room is given back after each page: %d %s", w.Code, w.Body)
+	}
+}
