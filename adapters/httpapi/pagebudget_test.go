@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore/adapters/jwtauth/jwttest"
 	"github.com/plantstore/plantstore/adapters/memory"
 	"github.com/plantstore/plantstore/application"
 	"github.com/plantstore/plantstore/domain"
-	"github.com/plantstore/plantstore/adapters/jwtauth/jwttest"
 )
 
 // stalledWriter is a ResponseWriter whose client reads nothing until
