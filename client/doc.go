@@ -12,16 +12,20 @@
 // changed carries its ETag, which IfMatch and IfNoneMatch turn into
 // conditional requests: a change or a delete that must not overwrite
 // someone else's, or a read that answers ErrNotModified while the plant
-// has not changed.
+// has not changed. Feed reads the event feed, every write committed, for a
+// mirror of the plants: its Events iterator goes on from a saved Cursor,
+// none twice, none skipped.
 //
 // # Errors
 //
 // An answer the API refuses is an *Error, with the HTTP status, the API's
 // code (CodeConflict, ...), its message, the request id and, on a 503, how
 // long to wait. errors.Is matches it against ErrNotFound, ErrConflict,
-// ErrPreconditionFailed, ErrUnavailable, ErrUnauthorized and ErrForbidden.
-// A request that got no answer (the service unreachable, a time-out, the
-// context's cancellation) fails with the net/http error, wrapped.
+// ErrPreconditionFailed, ErrFeedExpired, ErrUnavailable, ErrUnauthorized
+// and ErrForbidden; a conditional Get that finds the plant unchanged
+// answers ErrNotModified. A request that got no answer (the service
+// unreachable, a time-out, the context's cancellation) fails with the
+// net/http error, wrapped.
 //
 // # Retries
 //

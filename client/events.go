@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/plantstore/plantstore/client/internal/oapi"
@@ -55,45 +56,92 @@ type Event struct {
 // A Feed is not safe for concurrent use.
 type Feed struct {
 	c        *Client
-	cursor   string
+	cursor   string // the service's: where the next page starts
 	pageSize int
+	// The events of the page at cursor already yielded, when a walk
+	// stopped inside a page: how many, and the id of the last of them.
+	skip   int
+	skipID string
+	err    error // a cursor Feed could not read
 }
 
 // Feed is the event feed from cursor (a Cursor saved before, opaque; ""
 // for the oldest event kept), pageSize events a request (1 to 1000; 0 lets
 // the service choose, 100).
 func (c *Client) Feed(cursor string, pageSize int) *Feed {
-	return &Feed{c: c, cursor: cursor, pageSize: pageSize}
+	f := &Feed{c: c, cursor: cursor, pageSize: pageSize}
+	// The service hands out a cursor per page. A Cursor inside a page is
+	// the page's cursor ("" for the feed's first), then how many of its
+	// events were yielded and the last one's id, each after a '.', which no
+	// cursor of the service holds.
+	if page, within, ok := strings.Cut(cursor, "."); ok {
+		n, id, _ := strings.Cut(within, ".")
+		skip, err := strconv.Atoi(n)
+		if err != nil || skip < 1 || skip > maxPageSize || !strings.HasPrefix(id, "evt_") {
+			f.err = fmt.Errorf("plantstore: %q is not a cursor of the feed", cursor)
+		}
+		f.cursor, f.skip, f.skipID = page, skip, id
+	}
+	if pageSize < math.MinInt32 || pageSize > math.MaxInt32 {
+		// Any other size is the service's to judge, as ListPage's is.
+		f.err = fmt.Errorf("plantstore: page size %d: want 1 to 1000", pageSize)
+	}
+	return f
 }
 
 // Cursor is where the feed goes on from: after the last event a walk
 // yielded, or after every event the service had to give when the walk
 // reached the end. Save it to go on later; a cursor older than the
 // service's retention (a week by default) is refused with ErrFeedExpired.
-func (f *Feed) Cursor() string { return f.cursor }
+func (f *Feed) Cursor() string {
+	if f.skip == 0 {
+		return f.cursor
+	}
+	return f.cursor + "." + strconv.Itoa(f.skip) + "." + f.skipID
+}
 
 // Events yields the events that follow the feed's cursor, a page per
 // request, until it reaches the end (a page with fewer events than asked),
-// the caller's break, or an error: then it yields a zero Event with the
-// error and stops. The cursor moves past each page as it is read, and past
-// each event yielded when the caller breaks. The feed has no end: walking
-// it again later yields the events committed since, none twice, none
-// skipped.
+// the caller's break, the end of ctx, or an error: then it yields a zero
+// Event with the error (ctx's, when it ended) and stops. The cursor moves
+// past each event yielded. The feed has no end: walking it again later
+// yields the events committed since, none twice, none skipped.
 func (f *Feed) Events(ctx context.Context) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
+		if f.err != nil {
+			yield(Event{}, f.err)
+			return
+		}
 		for {
-			page, next, err := f.c.eventPage(ctx, f.cursor, f.pageSize)
+			asked := max(cmp.Or(f.pageSize, defaultPageSize), f.skip)
+			size := f.pageSize
+			if f.skip > 0 {
+				size = asked // the page must hold the events already yielded
+			}
+			page, next, err := f.c.eventPage(ctx, f.cursor, size)
 			if err != nil {
 				yield(Event{}, err)
 				return
 			}
-			for i, e := range page {
-				if !yield(e, nil) {
-					// The service hands out a cursor per page: a break on the
-					// page's last event moves past the page, a break before it
-					// leaves the cursor at the page's start, so that the next
-					// walk yields the rest of the page (and what the caller
-					// applied again, which Number tells apart).
+			from := 0
+			if f.skip > 0 {
+				// Events below the page's end never move: the page holds
+				// the ones already yielded first. Should the last of them
+				// not be where it was, every event of the page is yielded
+				// again, which Number tells apart, rather than one lost.
+				if f.skip <= len(page) && page[f.skip-1].ID == f.skipID {
+					from = f.skip
+				}
+				f.skip, f.skipID = 0, ""
+			}
+			for i := from; i < len(page); i++ {
+				if err := ctx.Err(); err != nil {
+					f.stopWithin(page, i)
+					yield(Event{}, err)
+					return
+				}
+				if !yield(page[i], nil) {
+					f.stopWithin(page, i+1)
 					if i == len(page)-1 {
 						f.cursor = next
 					}
@@ -101,16 +149,27 @@ func (f *Feed) Events(ctx context.Context) iter.Seq2[Event, error] {
 				}
 			}
 			f.cursor = next
-			if len(page) < cmp.Or(f.pageSize, defaultPageSize) {
+			if len(page) < asked {
 				return // the end: the page held every event there was
 			}
 		}
 	}
 }
 
+// stopWithin keeps the feed's place after the first n events of page, read
+// from its cursor.
+func (f *Feed) stopWithin(page []Event, n int) {
+	if n > 0 && n < len(page) {
+		f.skip, f.skipID = n, page[n-1].ID
+	}
+}
+
 // defaultPageSize is how many events the service puts on a page when the
-// request does not say.
-const defaultPageSize = 100
+// request does not say; maxPageSize the most it puts on one.
+const (
+	defaultPageSize = 100
+	maxPageSize     = 1000
+)
 
 // eventPage reads one page of the feed after cursor and the cursor of the
 // page that follows, from the answer's Link rel="next".
@@ -121,10 +180,7 @@ func (c *Client) eventPage(ctx context.Context, cursor string, pageSize int) ([]
 		params.After = &after
 	}
 	if pageSize != 0 {
-		if pageSize < 1 || pageSize > math.MaxInt32 {
-			return nil, "", fmt.Errorf("plantstore: page size %d: want 1 to 1000", pageSize)
-		}
-		limit := int32(pageSize)
+		limit := int32(pageSize) // within int32: Feed checked it
 		params.Limit = &limit
 	}
 	resp, err := c.api.ListEvents(ctx, params)

@@ -37,8 +37,8 @@ type Page struct {
 
 // List lists the plants that opts selects, one page after another (a
 // request per page, following the service's Link rel="next") until the
-// last page, the caller's break, or an error: then it yields a zero Plant
-// with the error and stops. Walking every page lists each plant that exists
+// last page, the caller's break, the end of ctx, or an error: then it
+// yields a zero Plant with the error (ctx's, when it ended) and stops. Walking every page lists each plant that exists
 // for the whole walk exactly once, whatever is created or deleted meanwhile.
 //
 //	for p, err := range c.List(ctx, client.ListOptions{Tag: "aroid"}) {
@@ -56,6 +56,10 @@ func (c *Client) List(ctx context.Context, opts ListOptions) iter.Seq2[Plant, er
 				return
 			}
 			for _, p := range page.Plants {
+				if err := ctx.Err(); err != nil {
+					yield(Plant{}, err)
+					return
+				}
 				if !yield(p, nil) {
 					return
 				}

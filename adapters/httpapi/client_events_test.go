@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,14 +64,14 @@ func TestClientFeed(t *testing.T) {
 	if got := walk(c.Feed(f.Cursor(), 0)); fmt.Sprint(got) != fmt.Sprint([]string{`plant.created 3 Ivy ""`}) {
 		t.Fatalf("after the cursor: %q", got)
 	}
-	// A break on a page's last event moves past the page; one before it
-	// leaves the cursor at the page's start.
+	// A break moves the cursor past the events yielded, inside a page as
+	// on its last event, whatever the page size of the walk that goes on.
 	g := c.Feed("", 2)
 	for range g.Events(ctx) {
 		break
 	}
-	if first := walk(g); len(first) != 8 {
-		t.Fatalf("after a break on the first event: %q, want every event again", first)
+	if rest := walk(g); len(rest) != 7 {
+		t.Fatalf("after a break on a page's first event: %q, want the 7 that follow", rest)
 	}
 	h := c.Feed("", 2)
 	n := 0
@@ -80,6 +82,78 @@ func TestClientFeed(t *testing.T) {
 	}
 	if rest := walk(h); len(rest) != 6 {
 		t.Fatalf("after a break on a page's last event: %q, want the 6 that follow", rest)
+	}
+	for _, size := range []int{10, 1, 0} {
+		// A reader that applies at most three events a run, saving its
+		// cursor each time, gets through the feed, each event once.
+		var seen []string
+		saved := ""
+		for run := 0; run < 10; run++ {
+			f := c.Feed(saved, 10)
+			if run > 0 {
+				f = c.Feed(saved, size)
+			}
+			n := 0
+			for e, err := range f.Events(ctx) {
+				if err != nil {
+					t.Fatalf("run %d: %v", run, err)
+				}
+				seen = append(seen, e.ID)
+				if n++; n == 3 {
+					break
+				}
+			}
+			saved = f.Cursor()
+		}
+		if len(seen) != 8 || fmt.Sprint(seen) != fmt.Sprint(eventIDs(t, c)) {
+			t.Fatalf("three events a run, going on with pages of %d: %v, want each of the 8 once, in order", size, seen)
+		}
+	}
+	// A place inside a page that no longer holds the event it names yields
+	// the page again rather than lose an event; one that is not a cursor
+	// is refused.
+	within := c.Feed("", 4)
+	for range within.Events(ctx) {
+		break
+	}
+	page, _, _ := strings.Cut(within.Cursor(), ".")
+	if again := walk(c.Feed(page+".1.evt_999999", 4)); len(again) != 8 {
+		t.Fatalf("from a place whose event is not there: %q, want all 8", again)
+	}
+	for _, bad := range []string{page + ".0.evt_1", page + ".1.x", page + ".x.evt_1", page + ".1", page + ".1001.evt_1"} {
+		yielded := 0
+		for _, err := range c.Feed(bad, 0).Events(ctx) {
+			yielded++
+			if err == nil || !strings.Contains(err.Error(), "not a cursor of the feed") {
+				t.Fatalf("cursor %q: %v, want it refused", bad, err)
+			}
+		}
+		if yielded != 1 {
+			t.Fatalf("cursor %q yielded %d times", bad, yielded)
+		}
+	}
+	// The end of the context stops a walk inside a page, with the
+	// context's error, and the cursor is after the last event yielded.
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	k := c.Feed("", 100)
+	var before []string
+	var stopped error
+	for e, err := range k.Events(cctx) {
+		if err != nil {
+			stopped = err
+			break
+		}
+		before = append(before, e.ID)
+		if len(before) == 3 {
+			cancel()
+		}
+	}
+	if len(before) != 3 || !errors.Is(stopped, context.Canceled) {
+		t.Fatalf("cancelled after 3 events: yielded %v, then %v", before, stopped)
+	}
+	if rest := walk(k); len(rest) != 5 {
+		t.Fatalf("after the cancelled walk: %q, want the 5 that follow", rest)
 	}
 
 	old := formatCursor(application.FeedPosition{At: time.Now().Add(-169 * time.Hour)})
@@ -95,4 +169,18 @@ func TestClientFeed(t *testing.T) {
 	if yielded != 2 {
 		t.Fatalf("the refused walks yielded %d times, want once each", yielded)
 	}
+}
+
+// eventIDs are the ids of every event of the feed, in its order, read in
+// one page.
+func eventIDs(t *testing.T, c *client.Client) []string {
+	t.Helper()
+	var ids []string
+	for e, err := range c.Feed("", 1000).Events(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, e.ID)
+	}
+	return ids
 }

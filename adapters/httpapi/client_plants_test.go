@@ -184,6 +184,35 @@ func TestClientListStopsOnError(t *testing.T) {
 	}
 }
 
+// The end of the context stops a list inside a page: its error is yielded
+// after the plants yielded before, and nothing more is asked.
+func TestClientListStopsWhenItsContextEnds(t *testing.T) {
+	s := startServer(t)
+	c, tr := s.plantClient(t, s.token(t, nil))
+	for id := int64(1); id <= 5; id++ {
+		if _, err := c.Create(context.Background(), client.NewPlant{ID: id, Name: "Fern"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	before := len(tr.requests())
+	var ids []int64
+	var stopped error
+	for p, err := range c.List(ctx, client.ListOptions{}) {
+		if err != nil {
+			stopped = err
+			break
+		}
+		if ids = append(ids, p.ID); len(ids) == 2 {
+			cancel()
+		}
+	}
+	if !slices.Equal(ids, []int64{1, 2}) || !errors.Is(stopped, context.Canceled) || len(tr.requests())-before != 1 {
+		t.Fatalf("cancelled after 2 plants: listed %v, then %v, in %d requests", ids, stopped, len(tr.requests())-before)
+	}
+}
+
 // isQuoted reports whether etag has the form of a strong ETag.
 func isQuoted(etag string) bool {
 	return len(etag) > 2 && strings.HasPrefix(etag, `"`) && strings.HasSuffix(etag, `"`)

@@ -172,7 +172,9 @@ func TestAFloodOfIdleClientsStaysWithinTheConnectionLimit(t *testing.T) {
 	answered := make([]bool, len(silent))
 	for i, c := range silent {
 		wg.Go(func() {
-			_ = c.SetReadDeadline(time.Now().Add(time.Second))
+			// A refusal waits up to lingerTime for a request that never
+			// comes, then answers.
+			_ = c.SetReadDeadline(time.Now().Add(4 * lingerTime))
 			resp, err := http.ReadResponse(bufio.NewReaderSize(c, 1024), nil)
 			if err != nil {
 				return // one of those admitted, waiting for its request

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -17,8 +18,9 @@ import (
 // At the cap a new connection takes the place of the one that has been idle
 // (a keep-alive connection between requests) the longest, as nginx does: a
 // client that is not using its connection gives way to one that wants to.
-// When no connection is idle, the new one is answered at once with a canned
-// refusal, without its request being read, and closed. Refusing is bounded
+// When no connection is idle, the new one is answered with a canned
+// refusal as soon as its request starts to arrive, without its request
+// being read, and closed. Refusing is bounded
 // too: with refusalsInFlight refusals in progress, the listener stops
 // accepting until one ends or room is made, and the connections behind it
 // wait in the kernel's listen queue, to be answered in their turn rather
@@ -101,7 +103,8 @@ func (l *idleList) remove(t *trackedConn) {
 const DefaultMaxConnections = 512
 
 // refusalsInFlight bounds the refusals being answered at once, each a
-// goroutine that lingers at most lingerTime: a flood of connections beyond
+// goroutine that waits at most lingerTime for the request and lingerTime
+// for the client to close: a flood of connections beyond
 // the cap costs that much and no more, the rest of it waiting in the
 // kernel's listen queue.
 const refusalsInFlight = 64
@@ -269,13 +272,24 @@ func (l *ConnLimit) forget(c net.Conn) {
 }
 
 // answerUnread writes answer to c, whose request was not read, and closes
-// it. Closing a socket with unread data makes the kernel reset the
-// connection, and a client still sending its request would often see the
-// reset instead of the answer: so the write side is shut first, and what the
-// client still sends is read and dropped for a short while, as refuseUnread
-// does.
+// it. The answer waits for the request's first bytes (at most lingerTime):
+// an HTTP client takes an answer that comes before its request for a
+// stray one on an idle connection and fails the request with a transport
+// error (Go's "Unsolicited response received on idle HTTP channel"),
+// where it should see the 503. Closing a socket with unread data makes
+// the kernel reset the connection, and a client still sending its request
+// would often see the reset instead of the answer: so the write side is
+// shut first, and what the client still sends is read and dropped for a
+// short while, as refuseUnread does.
 func answerUnread(c net.Conn, answer []byte) {
 	defer c.Close()
+	if c.SetDeadline(time.Now().Add(lingerTime)) != nil {
+		return
+	}
+	var first [512]byte
+	if _, err := c.Read(first[:]); errors.Is(err, io.EOF) {
+		return // gone before asking: no one to answer
+	}
 	if c.SetDeadline(time.Now().Add(lingerTime)) != nil {
 		return
 	}
