@@ -93,6 +93,8 @@ func (c *Client) Feed(cursor string, pageSize int) *Feed {
 // yielded, or after every event the service had to give when the walk
 // reached the end. Save it to go on later; a cursor older than the
 // service's retention (a week by default) is refused with ErrFeedExpired.
+// It is for Feed: after a walk stopped inside a page it is not one of the
+// service's cursors, which name the start of a page.
 func (f *Feed) Cursor() string {
 	if f.skip == 0 {
 		return f.cursor
