@@ -114,6 +114,7 @@ func TestMemoryAtTheConnectionLimitStaysUnderTheManifestLimit(t *testing.T) {
 	const (
 		manifestLimit = 128 << 20
 		bodyBytes     = httpapi.DefaultMaxBodyBytes
+		headerBytes   = 16384 // PLANTSTORE_MAX_HEADER_BYTES's default
 		turnedAway    = 2000
 	)
 	conns := httpapi.DefaultMaxConnections
@@ -129,8 +130,9 @@ func TestMemoryAtTheConnectionLimitStaysUnderTheManifestLimit(t *testing.T) {
 	addr := strings.TrimPrefix(p.api, "http://")
 	token := jwttest.New(t).Token(t, nil)
 
-	// Every connection sends a create whose body is at the limit but for
-	// its last byte, so that its handler holds all of it.
+	// Every connection sends a create whose headers are at their limit
+	// and whose body is at its limit but for its last byte, so that its
+	// handler holds all of it.
 	busy := make([]net.Conn, conns)
 	var wg sync.WaitGroup
 	for i := range busy {
@@ -139,10 +141,12 @@ func TestMemoryAtTheConnectionLimitStaysUnderTheManifestLimit(t *testing.T) {
 		t.Cleanup(func() { _ = c.Close() })
 		busy[i] = c
 		wg.Go(func() {
-			head := fmt.Sprintf(`{"id":%d,"name":"busy"`, i+1)
-			body := head + strings.Repeat(" ", bodyBytes-len(head)-1)
-			_, err := fmt.Fprintf(c, "POST /plants HTTP/1.1\r\nHost: plantstore\r\nAuthorization: Bearer %s\r\n"+
-				"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", token, len(body)+1, body)
+			start := fmt.Sprintf(`{"id":%d,"name":"busy"`, i+1)
+			body := start + strings.Repeat(" ", bodyBytes-len(start)-1)
+			head := fmt.Sprintf("POST /plants HTTP/1.1\r\nHost: plantstore\r\nAuthorization: Bearer %s\r\n"+
+				"Content-Type: application/json\r\nContent-Length: %d\r\n", token, len(body)+1)
+			padding := strings.Repeat("p", headerBytes-len(head)-len("X-Padding: \r\n\r\n"))
+			_, err := fmt.Fprintf(c, "%sX-Padding: %s\r\n\r\n%s", head, padding, body)
 			if err != nil {
 				t.Errorf("send: %v", err)
 			}
@@ -181,8 +185,8 @@ func TestMemoryAtTheConnectionLimitStaysUnderTheManifestLimit(t *testing.T) {
 	}
 	wg.Wait()
 	_, peak := residentMemory(t, p)
-	t.Logf("%d connections busy with %d-byte bodies and %d more connecting: resident %d MiB, peak %d MiB; after every create was answered, peak %d MiB",
-		conns, bodyBytes, turnedAway, busyRSS>>20, busyPeak>>20, peak>>20)
+	t.Logf("%d connections busy with %d-byte headers and %d-byte bodies and %d more connecting: resident %d MiB, peak %d MiB; after every create was answered, peak %d MiB",
+		conns, headerBytes, bodyBytes, turnedAway, busyRSS>>20, busyPeak>>20, peak>>20)
 	if peak >= manifestLimit {
 		t.Errorf("peak resident memory %d MiB, at or over the manifest's limit of %d MiB", peak>>20, manifestLimit>>20)
 	}

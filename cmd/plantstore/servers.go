@@ -23,7 +23,7 @@ type httpSettings struct {
 	ReadTimeout       time.Duration `flag:"read-timeout" default:"15s" help:"time a client has to send the whole request"`
 	WriteTimeout      time.Duration `flag:"write-timeout" default:"30s" help:"time to write a response, from the end of the request headers"`
 	IdleTimeout       time.Duration `flag:"idle-timeout" default:"60s" help:"how long an idle keep-alive connection stays open"`
-	MaxHeaderBytes    int           `flag:"max-header-bytes" default:"1048576" check:"positive" help:"largest request header block in bytes"`
+	MaxHeaderBytes    int           `flag:"max-header-bytes" default:"16384" check:"positive" help:"largest request header block in bytes"`
 	ShutdownTimeout   time.Duration `flag:"shutdown-timeout" default:"15s" help:"grace period for in-flight requests on SIGTERM/SIGINT"`
 	ShutdownDelay     time.Duration `flag:"shutdown-delay" default:"0s" check:"nonnegative" help:"how long the API keeps answering after SIGTERM/SIGINT, with Connection: close, before it stops accepting"`
 }
