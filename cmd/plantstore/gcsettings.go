@@ -19,13 +19,17 @@ const defaultGCPercent = 400
 
 // The Go runtime's soft memory limit is a share of the container's memory
 // limit: the rest is for what the runtime does not count, the binary's code
-// and data above all (about 10 MiB resident). Without a container limit the
-// service behaves as in a 64 MiB container. Under a burst the collector then
-// runs early instead of letting the heap grow to GOGC's target first, which
-// in the first second of load took the process past 100 MiB.
+// and data above all (about 21 MiB resident), and with the embedded store
+// SQLite's own memory, allocated outside Go's heap (15 to 20 MiB under
+// load), which embeddedStoreMemory leaves out as well. Without a container
+// limit the service behaves as in a 64 MiB container. Under a burst the
+// collector then runs early instead of letting the heap grow to GOGC's
+// target first, which in the first second of load took the process past
+// 100 MiB.
 const (
-	memoryLimitShare = 0.75
-	fallbackMemory   = 64 << 20
+	memoryLimitShare    = 0.75
+	fallbackMemory      = 64 << 20
+	embeddedStoreMemory = 16 << 20
 )
 
 // runtimeSetting is one of the Go runtime's settings as the service runs
@@ -54,10 +58,11 @@ func gcPercent(getenv func(string) (string, bool)) (runtimeSetting, error) {
 
 // memoryLimit is the soft memory limit: GOMEMLIMIT from the environment,
 // which the runtime has applied, else memoryLimitShare of the container's
-// memory limit (its cgroup's), or of fallbackMemory without one. An empty
-// GOMEMLIMIT counts as unset; one the runtime cannot read is refused (the
-// runtime itself stops a process started with it).
-func memoryLimit(getenv func(string) (string, bool)) (runtimeSetting, error) {
+// memory limit (its cgroup's), or of fallbackMemory without one, less
+// embeddedStoreMemory when the store is embedded (but never under half the
+// share). An empty GOMEMLIMIT counts as unset; one the runtime cannot read
+// is refused (the runtime itself stops a process started with it).
+func memoryLimit(getenv func(string) (string, bool), embedded bool) (runtimeSetting, error) {
 	if v, _ := getenv("GOMEMLIMIT"); v != "" {
 		if _, ok := parseByteCount(v); !ok && v != "off" {
 			return runtimeSetting{}, fmt.Errorf("GOMEMLIMIT=%s: must be a number of bytes with an optional unit (B, KiB, MiB, GiB, TiB), or off", v)
@@ -71,6 +76,10 @@ func memoryLimit(getenv func(string) (string, bool)) (runtimeSetting, error) {
 		note = "default: 3/4 of the container's memory limit, " + byteCount(int64(min(limit, 1<<62)))
 	}
 	limit := int64(memoryLimitShare * float64(memory))
+	if embedded {
+		limit = max(limit-embeddedStoreMemory, limit/2)
+		note += ", less " + byteCount(embeddedStoreMemory) + " for the embedded store's own memory"
+	}
 	return runtimeSetting{shown{"GOMEMLIMIT", byteCount(limit), note}, func() { debug.SetMemoryLimit(limit) }}, nil
 }
 

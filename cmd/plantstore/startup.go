@@ -64,7 +64,7 @@ func prepare(command string, args []string, getenv func(string) (string, bool), 
 	if err != nil {
 		return nil, err
 	}
-	memory, err := memoryLimit(getenv)
+	memory, err := memoryLimit(getenv, cfg.Store.DatabaseURL.sqlitePath() != "")
 	if err != nil {
 		return nil, err
 	}
