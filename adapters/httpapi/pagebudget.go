@@ -47,15 +47,15 @@ type pageHold struct {
 }
 
 // reserve waits, within ctx, for room for a page of at most n bytes.
-func (b *pageBudget) reserve(ctx context.Context, n int64) (*pageHold, error) {
+func (b *pageBudget) reserve(ctx context.Context, n int64) (pageHold, error) {
 	want := min(2*n, b.size)
 	if err := b.bytes.Acquire(ctx, want); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, errPagesBusy
+			return pageHold{}, errPagesBusy
 		}
-		return nil, err
+		return pageHold{}, err
 	}
-	return &pageHold{budget: b, held: want}, nil
+	return pageHold{budget: b, held: want}, nil
 }
 
 // keep gives back all but n bytes of the hold: the page is rendered, and n
