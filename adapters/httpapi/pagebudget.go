@@ -3,8 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
-
-	"golang.org/x/sync/semaphore"
+	"sync"
 
 	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 )
@@ -27,17 +26,23 @@ var errPagesBusy = errors.New("the service is busy sending other pages, retry la
 // store's result and the rendered page are both held while it is
 // rendered), before the store is asked; once rendered it keeps only its
 // own size until it is written. A page that finds no room waits for it,
-// holding nothing, within its request's deadline.
+// holding nothing, within its request's deadline. Waiting is not a queue:
+// whichever page fits the room a release makes goes, so that pages of the
+// default size are not held behind large ones that wait for more room.
 type pageBudget struct {
-	bytes *semaphore.Weighted
-	size  int64
+	size int64
+
+	mu      sync.Mutex
+	free    int64
+	waiting int           // pages waiting for room
+	freed   chan struct{} // closed at the next release while pages wait
 }
 
 func newPageBudget(size int64) *pageBudget {
 	if size <= 0 {
 		size = DefaultPageBytes
 	}
-	return &pageBudget{bytes: semaphore.NewWeighted(size), size: size}
+	return &pageBudget{size: size, free: size, freed: make(chan struct{})}
 }
 
 // pageHold is the room a page holds in the budget.
@@ -49,27 +54,54 @@ type pageHold struct {
 // reserve waits, within ctx, for room for a page of at most n bytes.
 func (b *pageBudget) reserve(ctx context.Context, n int64) (pageHold, error) {
 	want := min(2*n, b.size)
-	if err := b.bytes.Acquire(ctx, want); err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return pageHold{}, errPagesBusy
+	b.mu.Lock()
+	for b.free < want {
+		b.waiting++
+		freed := b.freed
+		b.mu.Unlock()
+		select {
+		case <-freed:
+		case <-ctx.Done():
+			b.mu.Lock()
+			b.waiting--
+			b.mu.Unlock()
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return pageHold{}, errPagesBusy
+			}
+			return pageHold{}, ctx.Err()
 		}
-		return pageHold{}, err
+		b.mu.Lock()
+		b.waiting--
 	}
+	b.free -= want
+	b.mu.Unlock()
 	return pageHold{budget: b, held: want}, nil
+}
+
+// give returns n bytes to the budget and wakes the pages waiting, each of
+// which takes the room if it fits.
+func (b *pageBudget) give(n int64) {
+	b.mu.Lock()
+	b.free += n
+	if b.waiting > 0 {
+		close(b.freed)
+		b.freed = make(chan struct{})
+	}
+	b.mu.Unlock()
 }
 
 // keep gives back all but n bytes of the hold: the page is rendered, and n
 // is its size.
 func (h *pageHold) keep(n int) {
 	if rest := h.held - int64(n); rest > 0 {
-		h.budget.bytes.Release(rest)
+		h.budget.give(rest)
 		h.held = int64(n)
 	}
 }
 
 // release gives the hold back: the page is written, or was never rendered.
 func (h *pageHold) release() {
-	h.budget.bytes.Release(h.held)
+	h.budget.give(h.held)
 	h.held = 0
 }
 

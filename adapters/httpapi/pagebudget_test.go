@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -113,5 +114,48 @@ func testPageBudget(t *testing.T, path string, pageBytes func(limit int) int64) 
 	}
 	if w := record(t, api, list(limit)); w.Code != http.StatusOK {
 		t.Fatalf("the room is given back after each page: %d %s", w.Code, w.Body)
+	}
+}
+
+// A page that fits the room left goes at once, even while a larger one
+// waits for more: waiting is not a queue that holds small pages behind
+// large ones. The larger one goes once the room is given back.
+func TestASmallPageIsNotHeldBehindALargeOneWaiting(t *testing.T) {
+	b := newPageBudget(100)
+	first, err := b.reserve(context.Background(), 40) // holds 80 of 100
+	if err != nil {
+		t.Fatal(err)
+	}
+	large := make(chan error, 1)
+	go func() {
+		h, err := b.reserve(context.Background(), 50) // wants all 100
+		if err == nil {
+			h.release()
+		}
+		large <- err
+	}()
+	waiting := func() int { b.mu.Lock(); defer b.mu.Unlock(); return b.waiting }
+	for waiting() == 0 {
+		runtime.Gosched()
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), closeBound)
+	defer cancel()
+	small, err := b.reserve(ctx, 10) // wants 20, the room left
+	if err != nil {
+		t.Fatalf("a page that fits waited behind a larger one: %v", err)
+	}
+	select {
+	case err := <-large:
+		t.Fatalf("the larger page went without room: %v", err)
+	default:
+	}
+	small.release()
+	first.release()
+	if err := <-large; err != nil {
+		t.Fatalf("the larger page, once the room was given back: %v", err)
+	}
+	if b.free != b.size {
+		t.Fatalf("%d of %d bytes free after every page gave its room back", b.free, b.size)
 	}
 }
