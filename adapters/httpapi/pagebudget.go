@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"container/list"
 	"context"
 	"errors"
 	"sync"
@@ -34,15 +35,21 @@ type pageBudget struct {
 
 	mu      sync.Mutex
 	free    int64
-	waiting int           // pages waiting for room
-	freed   chan struct{} // closed at the next release while pages wait
+	waiting list.List // of *pageWaiter, the pages waiting for room
+}
+
+// pageWaiter is a page waiting for want bytes of room; ready is closed
+// once they are its.
+type pageWaiter struct {
+	want  int64
+	ready chan struct{}
 }
 
 func newPageBudget(size int64) *pageBudget {
 	if size <= 0 {
 		size = DefaultPageBytes
 	}
-	return &pageBudget{size: size, free: size, freed: make(chan struct{})}
+	return &pageBudget{size: size, free: size}
 }
 
 // pageHold is the room a page holds in the budget.
@@ -55,39 +62,49 @@ type pageHold struct {
 func (b *pageBudget) reserve(ctx context.Context, n int64) (pageHold, error) {
 	want := min(2*n, b.size)
 	b.mu.Lock()
-	for b.free < want {
-		b.waiting++
-		freed := b.freed
+	if b.free >= want {
+		b.free -= want
 		b.mu.Unlock()
-		select {
-		case <-freed:
-		case <-ctx.Done():
-			b.mu.Lock()
-			b.waiting--
-			b.mu.Unlock()
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return pageHold{}, errPagesBusy
-			}
-			return pageHold{}, ctx.Err()
-		}
-		b.mu.Lock()
-		b.waiting--
+		return pageHold{budget: b, held: want}, nil
 	}
-	b.free -= want
+	w := &pageWaiter{want: want, ready: make(chan struct{})}
+	e := b.waiting.PushBack(w)
 	b.mu.Unlock()
-	return pageHold{budget: b, held: want}, nil
+	select {
+	case <-w.ready:
+		return pageHold{budget: b, held: want}, nil
+	case <-ctx.Done():
+	}
+	b.mu.Lock()
+	select {
+	case <-w.ready: // the room came as the deadline did: give it on
+		b.mu.Unlock()
+		b.give(want)
+	default:
+		b.waiting.Remove(e)
+		b.mu.Unlock()
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return pageHold{}, errPagesBusy
+	}
+	return pageHold{}, ctx.Err()
 }
 
-// give returns n bytes to the budget and wakes the pages waiting, each of
-// which takes the room if it fits.
+// give returns n bytes to the budget, and the room to each waiting page,
+// oldest first, that it fits.
 func (b *pageBudget) give(n int64) {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	b.free += n
-	if b.waiting > 0 {
-		close(b.freed)
-		b.freed = make(chan struct{})
+	for e := b.waiting.Front(); e != nil && b.free > 0; {
+		next := e.Next()
+		if w := e.Value.(*pageWaiter); w.want <= b.free {
+			b.free -= w.want
+			b.waiting.Remove(e)
+			close(w.ready)
+		}
+		e = next
 	}
-	b.mu.Unlock()
 }
 
 // keep gives back all but n bytes of the hold: the page is rendered, and n

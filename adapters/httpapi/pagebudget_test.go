@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -134,7 +136,7 @@ func TestASmallPageIsNotHeldBehindALargeOneWaiting(t *testing.T) {
 		}
 		large <- err
 	}()
-	waiting := func() int { b.mu.Lock(); defer b.mu.Unlock(); return b.waiting }
+	waiting := func() int { b.mu.Lock(); defer b.mu.Unlock(); return b.waiting.Len() }
 	for waiting() == 0 {
 		runtime.Gosched()
 	}
@@ -157,5 +159,43 @@ func TestASmallPageIsNotHeldBehindALargeOneWaiting(t *testing.T) {
 	}
 	if b.free != b.size {
 		t.Fatalf("%d of %d bytes free after every page gave its room back", b.free, b.size)
+	}
+}
+
+// Pages of every size reserving, keeping, giving back and giving up at
+// their deadlines all at once never take the budget past its size, and
+// leave all of it free once done.
+func TestThePageBudgetHoldsUnderContention(t *testing.T) {
+	const size = 1000
+	b := newPageBudget(size)
+	var wg sync.WaitGroup
+	var over atomic.Bool
+	for g := range 16 {
+		wg.Go(func() {
+			for i := range 200 {
+				n := int64(1 + (g*37+i*11)%400)
+				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(i%3)*time.Millisecond)
+				h, err := b.reserve(ctx, n)
+				cancel()
+				if err != nil {
+					continue
+				}
+				b.mu.Lock()
+				if b.free < 0 {
+					over.Store(true)
+				}
+				b.mu.Unlock()
+				h.keep(int(n / 2))
+				runtime.Gosched()
+				h.release()
+			}
+		})
+	}
+	wg.Wait()
+	if over.Load() {
+		t.Fatal("the budget was taken past its size")
+	}
+	if b.free != size || b.waiting.Len() != 0 {
+		t.Fatalf("%d of %d bytes free and %d pages waiting once every page is done", b.free, size, b.waiting.Len())
 	}
 }
