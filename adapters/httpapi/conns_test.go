@@ -296,17 +296,10 @@ func TestAConnectionWaitingToBeRefusedIsServedWhenRoomIsMade(t *testing.T) {
 // Closing the listener ends a wait for a refusal at once: the server stops
 // serving, and the connection that waited is closed.
 func TestClosingTheListenerEndsAWaitForARefusal(t *testing.T) {
-	log := slog.New(slog.DiscardHandler)
-	api := newTestAPI(t, seededStore(t), 0)
-	srv := NewServer(api, ServerLimits{}, log)
-	conns := api.ConnLimit(1)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(conns.Limit(srv, api.Listener(ln))) }()
-	t.Cleanup(func() { _ = srv.Close() })
+	l := serveLimited(t, 1)
+	srv, conns, served := l.srv, l.conns, l.served
 	dial := func() net.Conn {
-		conn, err := net.Dial("tcp", ln.Addr().String())
+		conn, err := net.Dial("tcp", l.addr)
 		require.NoError(t, err)
 		t.Cleanup(func() { conn.Close() })
 		return conn
@@ -334,16 +327,8 @@ func TestClosingTheListenerEndsAWaitForARefusal(t *testing.T) {
 // shutdown closes the idle connections, lets the busy one finish, and leaves
 // nothing counted.
 func TestTheLimitFollowsDrainAndShutdown(t *testing.T) {
-	log := slog.New(slog.DiscardHandler)
-	api := newTestAPI(t, seededStore(t), 0)
-	srv := NewServer(api, ServerLimits{}, log)
-	conns := api.ConnLimit(8)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(conns.Limit(srv, api.Listener(ln))) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	addr := ln.Addr().String()
+	l := serveLimited(t, 8)
+	api, srv, conns, served, addr := l.api, l.srv, l.conns, l.served, l.addr
 	c := contract(t)
 	exchangeOn := func(conn net.Conn, r *bufio.Reader, method, path, raw string) *http.Response {
 		t.Helper()
@@ -378,7 +363,7 @@ func TestTheLimitFollowsDrainAndShutdown(t *testing.T) {
 
 	busy, busyR := dial()
 	start, rest := slowCreate(bearer(t), 77, "late")
-	_, err = io.WriteString(busy, start)
+	_, err := io.WriteString(busy, start)
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return conns.openCount() == 2 && api.InFlight() == 1 }, closeBound, time.Millisecond)
 	stopped := make(chan error, 1)
@@ -394,4 +379,26 @@ func TestTheLimitFollowsDrainAndShutdown(t *testing.T) {
 	// close.
 	require.Eventually(t, func() bool { return conns.openCount() == 0 }, closeBound, time.Millisecond,
 		"after shutdown the limit counts %d open", conns.openCount())
+}
+
+// limitedServer is an API served by NewServer on a listener under a
+// connection limit, as the service runs it, until the test ends.
+type limitedServer struct {
+	api    *API
+	srv    *http.Server
+	conns  *ConnLimit
+	addr   string
+	served chan error // what Serve returned
+}
+
+func serveLimited(t *testing.T, max int) limitedServer {
+	t.Helper()
+	api := newTestAPI(t, seededStore(t), 0)
+	l := limitedServer{api: api, srv: NewServer(api, ServerLimits{}, slog.New(slog.DiscardHandler)), conns: api.ConnLimit(max), served: make(chan error, 1)}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	l.addr = ln.Addr().String()
+	go func() { l.served <- l.srv.Serve(l.conns.Limit(l.srv, api.Listener(ln))) }()
+	t.Cleanup(func() { _ = l.srv.Close() })
+	return l
 }
