@@ -19,9 +19,9 @@ const defaultGCPercent = 400
 
 // The Go runtime's soft memory limit is a share of the container's memory
 // limit: the rest is for what the runtime does not count, the binary's code
-// and data above all (about 21 MiB resident), and with the embedded store
-// SQLite's own memory, allocated outside Go's heap (15 to 20 MiB under
-// load), which embeddedStoreMemory leaves out as well. Without a container
+// and data above all (about 21 MiB resident), and in a container with the
+// embedded store SQLite's own memory, allocated outside Go's heap (15 to
+// 20 MiB under load), which embeddedStoreMemory leaves out as well. Without a container
 // limit the service behaves as in a 64 MiB container. Under a burst the
 // collector then runs early instead of letting the heap grow to GOGC's
 // target first, which in the first second of load took the process past
@@ -58,9 +58,11 @@ func gcPercent(getenv func(string) (string, bool)) (runtimeSetting, error) {
 
 // memoryLimit is the soft memory limit: GOMEMLIMIT from the environment,
 // which the runtime has applied, else memoryLimitShare of the container's
-// memory limit (its cgroup's), or of fallbackMemory without one, less
-// embeddedStoreMemory when the store is embedded (but never under half the
-// share). An empty GOMEMLIMIT counts as unset; one the runtime cannot read
+// memory limit (its cgroup's), less embeddedStoreMemory when the store is
+// embedded (but never under half the share), or memoryLimitShare of
+// fallbackMemory without a container: there no limit is there to keep, and
+// the collector working harder near a lower one cost the embedded store
+// 3 to 5 % of its rate. An empty GOMEMLIMIT counts as unset; one the runtime cannot read
 // is refused (the runtime itself stops a process started with it).
 func memoryLimit(getenv func(string) (string, bool), embedded bool) (runtimeSetting, error) {
 	if v, _ := getenv("GOMEMLIMIT"); v != "" {
@@ -71,12 +73,13 @@ func memoryLimit(getenv func(string) (string, bool), embedded bool) (runtimeSett
 	}
 	memory := uint64(fallbackMemory)
 	note := "default: 3/4 of " + byteCount(fallbackMemory) + ", as no container memory limit was found"
+	contained := false
 	if limit, err := memlimit.FromCgroup(); err == nil {
-		memory = limit
+		memory, contained = limit, true
 		note = "default: 3/4 of the container's memory limit, " + byteCount(int64(min(limit, 1<<62)))
 	}
 	limit := int64(memoryLimitShare * float64(memory))
-	if embedded {
+	if embedded && contained {
 		limit = max(limit-embeddedStoreMemory, limit/2)
 		note += ", less " + byteCount(embeddedStoreMemory) + " for the embedded store's own memory"
 	}

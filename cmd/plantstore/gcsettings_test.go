@@ -15,11 +15,13 @@ import (
 // limit defaults, and that GOGC and GOMEMLIMIT in the environment win over
 // them, as the runtime reports them.
 func TestGarbageCollectionTarget(t *testing.T) {
-	// 3/4 of the container's memory limit, or of 64 MiB without one, less
-	// 16 MiB with the embedded store.
+	// 3/4 of the container's memory limit, less 16 MiB with the embedded
+	// store, or 3/4 of 64 MiB without a container.
 	memory := uint64(64 << 20)
+	embedded := func(share int64) int64 { return share }
 	if limit, err := memlimit.FromCgroup(); err == nil {
 		memory = limit
+		embedded = func(share int64) int64 { return max(share-16<<20, share/2) }
 	}
 	share := int64(0.75 * float64(memory))
 	bytes := func(n int64) string { return strconv.FormatFloat(float64(n), 'g', -1, 64) }
@@ -28,7 +30,7 @@ func TestGarbageCollectionTarget(t *testing.T) {
 		env            map[string]string
 		gogc, memlimit string
 	}{
-		{"sqlite", nil, "400", bytes(max(share-16<<20, share/2))},
+		{"sqlite", nil, "400", bytes(embedded(share))},
 		{"postgres", nil, "400", bytes(share)},
 		{"sqlite", map[string]string{"GOGC": "150", "GOMEMLIMIT": "100MiB"}, "150", "1.048576e+08"},
 	} {
