@@ -372,10 +372,12 @@ type ListPlantsParams struct {
 	Limit *int32 `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// After Only plants with a greater `id` are listed: the last `id` of the
-	// previous page. Spelled as the `id` of `GET /plants/{id}`.
+	// previous page (`7`, say). Spelled as the `id` of `GET /plants/{id}`.
+	// Without it the list starts at the smallest `id`.
 	After *int64 `form:"after,omitempty" json:"after,omitempty"`
 
-	// Tag Only plants with exactly this tag (the tag rules of `NewPlant` apply).
+	// Tag Only plants with exactly this tag (`aroid`, say; the tag rules of
+	// `NewPlant` apply). Without it every plant is listed.
 	Tag *Tag `form:"tag,omitempty" json:"tag,omitempty"`
 
 	// XRequestID An id for this request, for tracing. A value of 1 to 128 characters
