@@ -109,7 +109,10 @@ func TestDeployCompose(t *testing.T) {
 		t.Fatalf("stop_grace_period %q: %v", serve.StopGracePeriod, err)
 	}
 	delay, shutdown := effectiveDuration(t, vars, "PLANTSTORE_SHUTDOWN_DELAY"), effectiveDuration(t, vars, "PLANTSTORE_SHUTDOWN_TIMEOUT")
-	if grace <= delay+shutdown {
-		t.Errorf("stop_grace_period (%s) must exceed PLANTSTORE_SHUTDOWN_DELAY (%s) plus PLANTSTORE_SHUTDOWN_TIMEOUT (%s)", grace, delay, shutdown)
+	// Then the store closes: with it stalled, up to the query timeout for a
+	// batch in flight and a second for the webhook outcomes cut short.
+	closeStore := effectiveDuration(t, vars, "PLANTSTORE_DB_QUERY_TIMEOUT") + time.Second
+	if grace <= delay+shutdown+closeStore {
+		t.Errorf("stop_grace_period (%s) must exceed PLANTSTORE_SHUTDOWN_DELAY (%s) plus PLANTSTORE_SHUTDOWN_TIMEOUT (%s) plus %s to close the store", grace, delay, shutdown, closeStore)
 	}
 }

@@ -157,8 +157,10 @@ func TestDeployKubernetesShutdownFitsGracePeriod(t *testing.T) {
 	if delay < 5*time.Second {
 		t.Errorf("PLANTSTORE_SHUTDOWN_DELAY (%s) must outlast the endpoint update, at least 5s", delay)
 	}
-	// The store closes after the drain: leave it a few seconds.
-	const closeStore = 5 * time.Second
+	// The store closes after the drain: with the store stalled, a batch in
+	// flight holds it for up to the query timeout, and the webhook outcomes
+	// cut short are written for up to a second.
+	closeStore := effectiveDuration(t, c.vars(), "PLANTSTORE_DB_QUERY_TIMEOUT") + time.Second
 	if need := preStop + delay + shutdown + closeStore; grace < need {
 		t.Errorf("terminationGracePeriodSeconds (%s) must cover the preStop sleep (%s), PLANTSTORE_SHUTDOWN_DELAY (%s), PLANTSTORE_SHUTDOWN_TIMEOUT (%s) and %s to close the store, or in-flight requests are killed",
 			grace, preStop, delay, shutdown, closeStore)

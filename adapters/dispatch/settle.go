@@ -70,9 +70,13 @@ func (a *retryAlarm) bound(claimed, now time.Time, wait time.Duration) time.Dura
 
 // settleEvery bounds how long an outcome waits to share a commit with
 // others: settlements are written in batches, as creates are.
+// settleAfterAbort bounds the writing of the outcomes settled after a stop's
+// grace period ended, so that a stalled store holds the stop a second at
+// most beyond it, rather than the attempts' timeout.
 const (
-	settleEvery = 20 * time.Millisecond
-	settleBatch = 256
+	settleEvery      = 20 * time.Millisecond
+	settleBatch      = 256
+	settleAfterAbort = time.Second
 )
 
 // settle writes settlements in batches until in is closed and drained.
@@ -90,7 +94,15 @@ func (w *Worker) settle(in <-chan settling) {
 		if len(batch) == 0 {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), w.cfg.Timeout)
+		timeout := w.cfg.Timeout
+		select {
+		case <-w.abort:
+			// The grace period is over: what cannot be written now is
+			// retried when its claim's lease ends, as below.
+			timeout = min(timeout, settleAfterAbort)
+		default:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		// An outcome that cannot be written leaves its event claimed: it is
 		// attempted again when the lease ends.

@@ -2,6 +2,7 @@ package dispatch_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -139,6 +140,52 @@ func TestAWorkerWithoutReceiversSendsNothing(t *testing.T) {
 		w.Stop(context.Background())
 		if r.most.Load() != 0 || pending(store, false) != 3 {
 			t.Fatalf("at most %d attempts at once, %d events pending; want none sent, 3 pending", r.most.Load(), pending(store, false))
+		}
+	})
+}
+
+// stalledSettles is an event source whose settlements never complete once
+// stalled, as a store whose link stalls: each waits until its context ends.
+type stalledSettles struct {
+	*memory.Store
+	stalled atomic.Bool
+}
+
+func (s *stalledSettles) Settle(ctx context.Context, outcomes []application.Settlement) error {
+	if s.stalled.Load() {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return s.Store.Settle(ctx, outcomes)
+}
+
+// With the store stalled, the attempts a stop cut short at the end of its
+// grace period are settled within a second, not within the attempts'
+// timeout: the stop ends a second after the grace period at most, and the
+// events stay claimed, to be sent again when the lease ends.
+func TestAStopWithTheStoreStalledEndsASecondAfterItsGracePeriod(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := &stalledSettles{Store: memory.New("http://a.example/hook")}
+		r := &receiver{answerCtx: func(ctx context.Context, _ int) error {
+			<-ctx.Done()
+			return &application.DeliveryError{Outcome: "timeout", Detail: "cut short"}
+		}}
+		cfg := fast
+		cfg.Timeout = 30 * time.Second
+		w := dispatch.New(cfg, dispatch.Deps{Source: store, Sender: r, Observer: &counts{}})
+		w.Start()
+		createPlants(t, store.Store, 2)
+		synctest.Wait()
+		store.stalled.Store(true)
+		endGrace, stopped := stopping(w)
+		endGrace()
+		began := time.Now()
+		<-stopped
+		if took := time.Since(began); took > time.Second {
+			t.Fatalf("the stop took %s after its grace period; want a second at most, not the attempts' timeout (%s)", took, cfg.Timeout)
+		}
+		if pending(store.Store, false) != 2 {
+			t.Fatalf("%d events pending; want both, still claimed", pending(store.Store, false))
 		}
 	})
 }

@@ -38,7 +38,7 @@ func newApp(c *config, logOut io.Writer, extra ...fx.Option) *fx.App {
 			return l
 		}),
 		fx.StartTimeout(c.Postgres.StartupWait + 15*time.Second),
-		fx.StopTimeout(c.HTTP.ShutdownTimeout + 15*time.Second),
+		fx.StopTimeout(c.stopBudget() + 5*time.Second), // serve's own bound ends first
 	}
 	return fx.New(append(opts, extra...)...)
 }

@@ -52,7 +52,7 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 	d.begin()
 	log.Info("shutting down", "delay", cfg.HTTP.ShutdownDelay.String(), "grace_period", cfg.HTTP.ShutdownTimeout.String())
 	time.Sleep(cfg.HTTP.ShutdownDelay)
-	stopCtx, cancel := context.WithTimeout(context.Background(), cfg.HTTP.ShutdownTimeout+10e9)
+	stopCtx, cancel := context.WithTimeout(context.Background(), cfg.stopBudget())
 	defer cancel()
 	if err := app.Stop(stopCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
@@ -64,4 +64,13 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 // startError reduces fx's wrapped start-up error to its cause: one line.
 func startError(err error) error {
 	return dig.RootCause(err)
+}
+
+// stopBudget is the longest a stop may take before it counts as failed:
+// the grace period, then what the store may still take. A write batch in
+// flight when the grace period ends holds the store's close for up to
+// its query timeout when the store stalls, and the webhook outcomes cut
+// short are written for up to a second; ten seconds at least.
+func (c *config) stopBudget() time.Duration {
+	return c.HTTP.ShutdownTimeout + max(10*time.Second, c.Store.QueryTimeout+5*time.Second)
 }

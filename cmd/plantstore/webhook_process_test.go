@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/plantstore/plantstore/adapters/postgres/pgproxy"
 	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
 	"github.com/plantstore/plantstore/adapters/webhook/webhooktest"
 )
@@ -263,4 +264,34 @@ func TestSIGTERMMidDeliveryLosesNothing(t *testing.T) {
 			})
 		})
 	}
+}
+
+// SIGTERM with a receiver hanging and the link to PostgreSQL stalled, with
+// a query timeout longer than the ten seconds a stop used to be allowed
+// beyond its grace period: the attempts cut short at the end of the grace
+// period cannot be settled, and the service still exits 0, within the grace
+// period plus the query timeout, with its "stopped" line. Before, the
+// settlement waited out the query timeout on top of the batches', and the
+// stop failed (exit 1).
+func TestSIGTERMWithTheStoreStalledAndAReceiverHangingExitsZero(t *testing.T) {
+	const grace, queryTimeout = time.Second, 10 * time.Second
+	direct := pgtest.NewDatabase(t)
+	proxy, proxied := pgproxy.Start(t, direct)
+	h := newHooks(t)
+	r := h.receiver(t, webhooktest.Holding())
+	env := h.env(map[string]string{
+		"PLANTSTORE_WEBHOOK_CONCURRENCY": "2", "PLANTSTORE_WEBHOOK_TIMEOUT": "30s",
+		"PLANTSTORE_SHUTDOWN_TIMEOUT": grace.String(), "PLANTSTORE_DB_QUERY_TIMEOUT": queryTimeout.String(),
+	}, r.URL)
+	p := startProcess(t, proxied, env)
+	acknowledged(1, 4, newCreator(t, p, 2))
+	r.WaitHeld(t, func(n int) bool { return n == 2 }, 10*time.Second, "want both slots in flight")
+	proxy.Stall()
+	defer proxy.Heal()
+	p.signal(t, syscall.SIGTERM)
+	state := p.waitExit(t, grace+queryTimeout+5*time.Second)
+	if state.ExitCode() != 0 || !strings.Contains(p.output(), `"msg":"stopped"`) {
+		t.Fatalf("exit %v, want 0 and the stopped line\n%s", state, p.output())
+	}
+	r.Release()
 }
