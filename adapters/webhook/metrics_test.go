@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -67,14 +68,43 @@ func TestMetricsCountAttemptsAndShowTheOutbox(t *testing.T) {
 	}
 }
 
-// An outbox that cannot be read shows as a gap, not as an empty outbox.
+// An outbox never read shows as a gap, not as an empty outbox, and stale.
 func TestMetricsOfAnUnreadableOutbox(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	if _, err := NewMetrics(reg, &outboxStats{err: errors.New("down")}); err != nil {
 		t.Fatal(err)
 	}
-	if p, f, age := gauge(t, reg, "plantstore_webhook_events_pending"), gauge(t, reg, "plantstore_webhook_events_failed"),
-		gauge(t, reg, "plantstore_webhook_oldest_pending_seconds"); p != -1 || f != -1 || age != 0 {
-		t.Errorf("pending %v, failed %v, age %v; want -1, -1, 0", p, f, age)
+	if p, f, age, stale := gauge(t, reg, "plantstore_webhook_events_pending"), gauge(t, reg, "plantstore_webhook_events_failed"),
+		gauge(t, reg, "plantstore_webhook_oldest_pending_seconds"), gauge(t, reg, "plantstore_webhook_outbox_stale"); p != -1 || f != -1 || age != 0 || stale != 1 {
+		t.Errorf("pending %v, failed %v, age %v, stale %v; want -1, -1, 0, 1", p, f, age, stale)
 	}
+}
+
+// An outbox that can no longer be read (the store stalled) keeps showing
+// what was last read, its oldest event's age still growing, so that an
+// alert on that age does not clear during the outage; the staleness gauge
+// says so, and clears once the outbox is read again.
+func TestMetricsOfAnOutboxThatCannotBeReadAnyMore(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reg := prometheus.NewRegistry()
+		stats := &outboxStats{pending: 2, oldest: time.Now().Add(-177 * time.Second), failed: 1}
+		if _, err := NewMetrics(reg, stats); err != nil {
+			t.Fatal(err)
+		}
+		if stale := gauge(t, reg, "plantstore_webhook_outbox_stale"); stale != 0 {
+			t.Fatalf("stale %v while the outbox is read", stale)
+		}
+		stats.err = errors.New("down")
+		time.Sleep(time.Minute)
+		if p, f, age, stale := gauge(t, reg, "plantstore_webhook_events_pending"), gauge(t, reg, "plantstore_webhook_events_failed"),
+			gauge(t, reg, "plantstore_webhook_oldest_pending_seconds"), gauge(t, reg, "plantstore_webhook_outbox_stale"); p != 2 || f != 1 || age != 237 || stale != 1 {
+			t.Errorf("a minute into the outage: pending %v, failed %v, age %v, stale %v; want 2, 1, 237, 1", p, f, age, stale)
+		}
+		stats.err, stats.pending, stats.oldest = nil, 0, time.Time{}
+		time.Sleep(2 * time.Second)
+		if p, age, stale := gauge(t, reg, "plantstore_webhook_events_pending"), gauge(t, reg, "plantstore_webhook_oldest_pending_seconds"),
+			gauge(t, reg, "plantstore_webhook_outbox_stale"); p != 0 || age != 0 || stale != 0 {
+			t.Errorf("read again: pending %v, age %v, stale %v; want 0, 0, 0", p, age, stale)
+		}
+	})
 }
