@@ -33,16 +33,31 @@ func newTracer(tp trace.TracerProvider) trace.Tracer {
 // traceparent if it sent one. Its name is set once the route is known.
 func (a *API) startRequest(r *http.Request) (*http.Request, trace.Span) {
 	ctx := traceContext.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
-	ctx, span := a.tracer.Start(ctx, r.Method, trace.WithSpanKind(trace.SpanKindServer))
+	ctx, span := a.tracer.Start(ctx, spanMethod(r.Method), trace.WithSpanKind(trace.SpanKindServer))
 	// Attributes only for a span that is kept: sampling at 1 %, the other
 	// 99 % of requests cost as little as the sampler allows.
 	if span.IsRecording() {
-		span.SetAttributes(
-			attribute.String("http.request.method", r.Method),
-			attribute.String("url.path", logPath(r)),
-		)
+		method := attribute.String("http.request.method", r.Method)
+		if spanMethod(r.Method) == otherMethod {
+			method = attribute.String("http.request.method", "_OTHER")
+			span.SetAttributes(attribute.String("http.request.method_original", r.Method))
+		}
+		span.SetAttributes(method, attribute.String("url.path", logPath(r)))
 	}
 	return r.WithContext(ctx), span
+}
+
+// otherMethod names the span of a request whose method HTTP does not
+// define, as OpenTelemetry's HTTP conventions ask, so that span names stay
+// a closed set whatever clients send; the method is kept as an attribute.
+const otherMethod = "HTTP"
+
+// spanMethod is the method part of a server span's name.
+func spanMethod(m string) string {
+	if methodLabel(m) == "OTHER" {
+		return otherMethod
+	}
+	return m
 }
 
 // endRequest names the span after its route, as the access line does, and
@@ -52,7 +67,7 @@ func endRequest(span trace.Span, method, route string, status int, requestID str
 		span.End()
 		return
 	}
-	span.SetName(method + " " + route)
+	span.SetName(spanMethod(method) + " " + route)
 	span.SetAttributes(
 		attribute.String("http.route", route),
 		attribute.Int("http.response.status_code", status),

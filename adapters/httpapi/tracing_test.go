@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -64,6 +65,41 @@ func TestARequestContinuesTheCallersTrace(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), `"trace_id":"`+callerTrace+`"`) {
 		t.Errorf("access line %s lacks the trace id", logs.String())
+	}
+}
+
+// A method HTTP does not define names its span HTTP, as OpenTelemetry's
+// conventions ask, so that span names stay a closed set whatever clients
+// send; the method itself is an attribute.
+func TestAnUnknownMethodsSpanIsNamedHTTP(t *testing.T) {
+	recorder := tracetest.NewSpanRecorder()
+	deps := useCases(memory.New(), everyScope)
+	deps.Verifier = staticVerifier{application.Principal{Subject: "test", Scopes: []string{everyScope.Read}}}
+	deps.Log = slog.New(slog.DiscardHandler)
+	deps.Tracing = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder))
+	api, err := New(Config{OpenAPI: docs.OpenAPI}, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, method := range []string{"FOO", "BAR1", http.MethodGet} {
+		api.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(method, "/plants", nil))
+	}
+	var names, methods []string
+	for _, s := range recorder.Ended() {
+		if s.SpanKind() != trace.SpanKindServer {
+			continue
+		}
+		names = append(names, s.Name())
+		for _, a := range s.Attributes() {
+			if a.Key == "http.request.method" || a.Key == "http.request.method_original" {
+				methods = append(methods, string(a.Key)+"="+a.Value.AsString())
+			}
+		}
+	}
+	wantNames := []string{"HTTP /plants", "HTTP /plants", "GET /plants"}
+	wantMethods := []string{"http.request.method_original=FOO", "http.request.method=_OTHER", "http.request.method_original=BAR1", "http.request.method=_OTHER", "http.request.method=GET"}
+	if fmt.Sprint(names) != fmt.Sprint(wantNames) || fmt.Sprint(methods) != fmt.Sprint(wantMethods) {
+		t.Fatalf("spans %q with %q; want %q with %q", names, methods, wantNames, wantMethods)
 	}
 }
 
