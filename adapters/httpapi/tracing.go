@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -98,10 +99,15 @@ func useCaseSpan(ctx context.Context, tracer trace.Tracer, name string) (context
 }
 
 // endUseCase ends a use case's span, recording its error: one the client
-// caused (a refusal) is still an answer, so it is an event, not a failure.
+// caused (a refusal) is still an answer, so it is an attribute, not a
+// failure; one answered 5xx (the store unavailable or late, a fault) marks
+// the span failed, as it marks the request's.
 func endUseCase(span trace.Span, err error) {
 	if err != nil {
 		span.SetAttributes(attribute.String("plantstore.error", err.Error()))
+		if p, _ := classify(err); p.status >= 500 && !errors.Is(err, context.Canceled) {
+			span.SetStatus(codes.Error, http.StatusText(p.status))
+		}
 	}
 	span.End()
 }

@@ -103,6 +103,38 @@ func TestAnUnknownMethodsSpanIsNamedHTTP(t *testing.T) {
 	}
 }
 
+// A use case whose store is unavailable ends its span failed, as the
+// request's; one the client's request made refuse (a plant not found) is
+// an answer, and its span is not failed.
+func TestAUseCaseSpanFailsWithTheStore(t *testing.T) {
+	recorder := tracetest.NewSpanRecorder()
+	store := memory.New()
+	deps := useCases(store, everyScope)
+	deps.Verifier = staticVerifier{application.Principal{Subject: "test", Scopes: []string{everyScope.Read}}}
+	deps.Log = slog.New(slog.DiscardHandler)
+	deps.Tracing = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder))
+	api, err := New(Config{OpenAPI: docs.OpenAPI}, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func() {
+		r := httptest.NewRequest(http.MethodGet, "/plants/7", nil)
+		r.Header.Set("Authorization", "Bearer x")
+		api.ServeHTTP(httptest.NewRecorder(), r)
+	}
+	get() // 404
+	store.Inject(func() error { return fmt.Errorf("pool: %w", application.ErrUnavailable) })
+	get() // 503
+	var got []string
+	for _, s := range recorder.Ended() {
+		got = append(got, s.Name()+" "+s.Status().Code.String())
+	}
+	want := []string{"GetPlant Unset", "GET /plants/{id} Unset", "GetPlant Error", "GET /plants/{id} Error"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("spans %q; want %q", got, want)
+	}
+}
+
 // Without tracing, the access line says nothing of traces, even when the
 // caller sent a traceparent.
 func TestAnUntracedRequestLogsNoTraceID(t *testing.T) {
