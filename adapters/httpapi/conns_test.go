@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/plantstore/plantstore/adapters/jwtauth/jwttest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -401,4 +403,51 @@ func serveLimited(t *testing.T, max int) limitedServer {
 	go func() { l.served <- l.srv.Serve(l.conns.Limit(l.srv, api.Listener(ln))) }()
 	t.Cleanup(func() { _ = l.srv.Close() })
 	return l
+}
+
+// A request still waiting for the store when a stop aborts the requests in
+// flight is answered 503 50301 with Retry-After and Connection: close, its
+// client still there, rather than left to the connection's close; its
+// access line says 503.
+func TestAnAbortedRequestIsAnswered503(t *testing.T) {
+	var logs syncBuffer
+	store := seededStore(t)
+	deps := useCases(store, everyScope)
+	deps.Verifier, deps.Log = jwttest.New(t).Verifier(t), slog.New(slog.NewJSONHandler(&logs, nil))
+	api, err := New(Config{}, deps)
+	require.NoError(t, err)
+	srv := NewServer(api, ServerLimits{}, slog.New(slog.DiscardHandler))
+	abort := Abortable(srv)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+
+	waiting := make(chan struct{})
+	store.InjectContext(func(ctx context.Context) error {
+		close(waiting)
+		<-ctx.Done()
+		return ctx.Err()
+	})
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = io.WriteString(conn, readPlant(bearer(t)))
+	require.NoError(t, err)
+	<-waiting
+	abort()
+
+	_ = conn.SetReadDeadline(time.Now().Add(closeBound))
+	r := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(r, nil)
+	require.NoError(t, err, "an aborted request got no answer")
+	body, _ := io.ReadAll(resp.Body)
+	req, _ := http.NewRequest(http.MethodGet, "http://"+ln.Addr().String()+"/plants/1", nil)
+	contract(t).Check(t, req, resp, body)
+	if resp.StatusCode != 503 || !strings.Contains(string(body), `"error":50301`) || !strings.Contains(string(body), errShuttingDown.Error()) ||
+		resp.Header.Get("Retry-After") == "" || !resp.Close {
+		t.Fatalf("aborted: %d %v %s; want 503 50301, the service shutting down, Retry-After, Connection: close", resp.StatusCode, resp.Header, body)
+	}
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), `"status":503`) }, closeBound, time.Millisecond,
+		"access line: %s", logs.String())
 }

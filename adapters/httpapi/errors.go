@@ -57,6 +57,7 @@ var errorTable = []problem{
 	{target: application.ErrPreconditionFailed, status: http.StatusPreconditionFailed, code: 41201, showErr: true},
 	{target: application.ErrFeedExpired, status: http.StatusGone, code: 41001, showErr: true},
 	{target: errPagesBusy, status: http.StatusServiceUnavailable, code: 50301, showErr: true},
+	{target: errShuttingDown, status: http.StatusServiceUnavailable, code: 50301, showErr: true},
 	{target: application.ErrUnavailable, status: http.StatusServiceUnavailable, code: 50301, message: "the store is unavailable, retry later"},
 	{target: context.DeadlineExceeded, status: http.StatusServiceUnavailable, code: 50301, message: "the store did not answer in time, retry later"},
 }
@@ -80,6 +81,13 @@ func classify(err error) (problem, bool) {
 // writeError answers r with the Error body for err, with the headers its row
 // needs (WWW-Authenticate, Allow, Retry-After).
 func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, context.Canceled) && errors.Is(context.Cause(r.Context()), errShuttingDown) {
+		// The stop's grace period ended with the request still waiting:
+		// its client is still there, and gets the 503 rather than a
+		// closed connection.
+		err = errShuttingDown
+		w.Header().Set("Connection", "close")
+	}
 	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
 		// The client went away while its request waited: no one reads an
 		// answer, and it is no fault of the service. The access line and

@@ -96,7 +96,7 @@ func outcome(success string, err error) string {
 		return "expired"
 	case errors.Is(err, domain.ErrInvalid):
 		return "invalid"
-	case errors.Is(err, application.ErrUnavailable), errors.Is(err, context.DeadlineExceeded), errors.Is(err, errPagesBusy):
+	case errors.Is(err, application.ErrUnavailable), errors.Is(err, context.DeadlineExceeded), errors.Is(err, errPagesBusy), errors.Is(err, errShuttingDown):
 		return "unavailable"
 	case errors.Is(err, context.Canceled):
 		return "canceled"

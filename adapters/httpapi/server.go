@@ -1,7 +1,10 @@
 package httpapi
 
 import (
+	"context"
+	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 )
@@ -36,4 +39,19 @@ func NewServer(h http.Handler, limits ServerLimits, log *slog.Logger) *http.Serv
 		// request id and an access line, like every other request.
 		DisableGeneralOptionsHandler: true,
 	}
+}
+
+// errShuttingDown is why the requests a stop aborted end: they are
+// answered 503 50301 with Retry-After, as the service shuts down.
+var errShuttingDown = errors.New("the service is shutting down, retry later")
+
+// Abortable lets the requests srv serves be ended: abort ends their
+// contexts, so that each still waiting (for the store, most often) is
+// answered 503 50301 at once rather than left to the connection's close.
+// A stop calls it when its grace period ends, before it closes the
+// connections. It sets srv.BaseContext; call it before srv serves.
+func Abortable(srv *http.Server) (abort func()) {
+	base, cancel := context.WithCancelCause(context.Background())
+	srv.BaseContext = func(net.Listener) context.Context { return base }
+	return func() { cancel(errShuttingDown) }
 }

@@ -37,7 +37,7 @@ var adminModule = fx.Module("admin",
 		srv := newServer(hs, h, log)
 		conns := httpapi.NewConnLimit(adminMaxConnections, "admin", log)
 		wrap := func(ln net.Listener) net.Listener { return conns.Limit(srv, ln) }
-		hook := serverHook("admin", "PLANTSTORE_ADMIN_ADDR", string(s.Addr), wrap, srv, b, &ls.Admin, grace, log)
+		hook := serverHook("admin", "PLANTSTORE_ADMIN_ADDR", string(s.Addr), wrap, srv, nil, b, &ls.Admin, grace, log)
 		stop := hook.OnStop
 		hook.OnStop = func(ctx context.Context) error {
 			h.Drain()

@@ -37,6 +37,6 @@ var apiModule = fx.Module("httpapi",
 		srv := newServer(hs, api, log)
 		conns := api.ConnLimit(s.MaxConnections)
 		wrap := func(ln net.Listener) net.Listener { return conns.Limit(srv, api.Listener(ln)) }
-		lc.Append(serverHook("API", "PLANTSTORE_ADDR", string(s.Addr), wrap, srv, b, &ls.API, grace, log))
+		lc.Append(serverHook("API", "PLANTSTORE_ADDR", string(s.Addr), wrap, srv, httpapi.Abortable(srv), b, &ls.API, grace, log))
 	}),
 )

@@ -109,9 +109,11 @@ func newServer(s *httpSettings, h http.Handler, log *slog.Logger) *http.Server {
 // serverHook binds addr on start, so that a taken port fails start-up naming
 // setting, wraps the listener with wrap when it is not nil, and leaves the
 // serving to b; on stop it shuts down gracefully: no new connections,
-// in-flight requests finish within the grace period, after which the
+// in-flight requests finish within the grace period. When it ends with
+// requests still in flight, abort (when not nil) ends them, and each is
+// answered 503 50301 as it gives up waiting, within answerAborted; then the
 // remaining connections are closed.
-func serverHook(name, setting, addr string, wrap func(net.Listener) net.Listener, srv *http.Server, b *bound, at *net.Addr, grace *gracePeriod, log *slog.Logger) fx.Hook {
+func serverHook(name, setting, addr string, wrap func(net.Listener) net.Listener, srv *http.Server, abort func(), b *bound, at *net.Addr, grace *gracePeriod, log *slog.Logger) fx.Hook {
 	var ln net.Listener
 	return fx.Hook{
 		OnStart: func(context.Context) error {
@@ -140,6 +142,15 @@ func serverHook(name, setting, addr string, wrap func(net.Listener) net.Listener
 			// closed here; Shutdown closes those it served on.
 			defer ln.Close()
 			if err := srv.Shutdown(ctx); err != nil {
+				if abort != nil {
+					log.Warn("grace period over, answering the requests in flight 503", "listener", strings.ToLower(name))
+					abort()
+					answered, cancel := context.WithTimeout(context.WithoutCancel(ctx), answerAborted)
+					defer cancel()
+					if srv.Shutdown(answered) == nil {
+						return nil
+					}
+				}
 				log.Warn("grace period over, closing connections", "listener", strings.ToLower(name), "error", err.Error())
 				return srv.Close()
 			}
@@ -147,3 +158,7 @@ func serverHook(name, setting, addr string, wrap func(net.Listener) net.Listener
 		},
 	}
 }
+
+// answerAborted is how long the requests aborted at the end of the grace
+// period have to write their 503 before their connections are closed.
+const answerAborted = time.Second

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"regexp"
 	"slices"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/plantstore/plantstore/adapters/jwtauth/jwttest"
 	"github.com/plantstore/plantstore/adapters/postgres/pgproxy"
 	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
 	"github.com/plantstore/plantstore/adapters/webhook/webhooktest"
@@ -288,10 +290,32 @@ func TestSIGTERMWithTheStoreStalledAndAReceiverHangingExitsZero(t *testing.T) {
 	r.WaitHeld(t, func(n int) bool { return n == 2 }, 10*time.Second, "want both slots in flight")
 	proxy.Stall()
 	defer proxy.Heal()
+	// A read in flight, waiting for the stalled store, when the grace
+	// period ends is answered 503 50301, not left to a closed connection.
+	read := make(chan string, 1)
+	_, metrics := adminGet(p.admin, "/metrics")
+	open := openConnections(metrics)
+	go func() {
+		req, _ := http.NewRequest(http.MethodGet, p.api+"/plants/1", nil)
+		req.Header.Set("Authorization", "Bearer "+jwttest.New(t).Token(t, nil))
+		resp, err := (&http.Client{Timeout: grace + queryTimeout}).Do(req)
+		if err != nil {
+			read <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		read <- fmt.Sprintf("%d %s", resp.StatusCode, body)
+	}()
+	// Its connection open, the read is the service's to answer.
+	require.Eventually(t, func() bool { _, m := adminGet(p.admin, "/metrics"); return openConnections(m) > open }, 10*time.Second, 5*time.Millisecond)
 	p.signal(t, syscall.SIGTERM)
 	state := p.waitExit(t, grace+queryTimeout+5*time.Second)
 	if state.ExitCode() != 0 || !strings.Contains(p.output(), `"msg":"stopped"`) {
 		t.Fatalf("exit %v, want 0 and the stopped line\n%s", state, p.output())
+	}
+	if got := <-read; !strings.HasPrefix(got, "503 ") || !strings.Contains(got, "50301") {
+		t.Errorf("the read in flight at the end of the grace period: %s; want 503 50301", got)
 	}
 	r.Release()
 }
