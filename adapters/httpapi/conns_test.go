@@ -251,12 +251,8 @@ func TestRefusalsBeyondTheirBoundWaitTheirTurn(t *testing.T) {
 	expectUnansweredFor(t, waiting, 50*time.Millisecond)
 
 	giveBackOne()
-	_ = waiting.SetReadDeadline(time.Now().Add(closeBound))
-	r := bufio.NewReader(waiting)
-	resp, err := http.ReadResponse(r, nil)
-	require.NoError(t, err, "a connection that waited for a refusal was not answered")
-	body, _ := io.ReadAll(resp.Body)
-	e := exchange{conn: waiting, r: r, resp: resp, body: body}
+	e := readAnswer(t, waiting, "a connection that waited for a refusal")
+	resp, body := e.resp, e.body
 	s.checkAPI(t, e, http.MethodGet, "/plants/1")
 	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "50301") {
 		t.Fatalf("got %d %s; want 503 50301", resp.StatusCode, body)
@@ -281,12 +277,9 @@ func TestAConnectionWaitingToBeRefusedIsServedWhenRoomIsMade(t *testing.T) {
 	expectUnansweredFor(t, waiting, 50*time.Millisecond)
 
 	require.NoError(t, holder.Close())
-	_ = waiting.SetReadDeadline(time.Now().Add(closeBound))
-	r := bufio.NewReader(waiting)
-	resp, err := http.ReadResponse(r, nil)
-	require.NoError(t, err, "a connection that waited while room was made was not answered")
-	body, _ := io.ReadAll(resp.Body)
-	s.checkAPI(t, exchange{conn: waiting, r: r, resp: resp, body: body}, http.MethodGet, "/plants/1")
+	e := readAnswer(t, waiting, "a connection that waited while room was made")
+	resp, body := e.resp, e.body
+	s.checkAPI(t, e, http.MethodGet, "/plants/1")
 	if resp.StatusCode != http.StatusNotFound || resp.Close {
 		t.Fatalf("got %d (close %v) %s; want the plant's 404 on a connection kept open", resp.StatusCode, resp.Close, body)
 	}
@@ -437,11 +430,8 @@ func TestAnAbortedRequestIsAnswered503(t *testing.T) {
 	<-waiting
 	abort()
 
-	_ = conn.SetReadDeadline(time.Now().Add(closeBound))
-	r := bufio.NewReader(conn)
-	resp, err := http.ReadResponse(r, nil)
-	require.NoError(t, err, "an aborted request got no answer")
-	body, _ := io.ReadAll(resp.Body)
+	e := readAnswer(t, conn, "an aborted request")
+	resp, body := e.resp, e.body
 	req, _ := http.NewRequest(http.MethodGet, "http://"+ln.Addr().String()+"/plants/1", nil)
 	contract(t).Check(t, req, resp, body)
 	if resp.StatusCode != 503 || !strings.Contains(string(body), `"error":50301`) || !strings.Contains(string(body), errShuttingDown.Error()) ||
@@ -450,4 +440,16 @@ func TestAnAbortedRequestIsAnswered503(t *testing.T) {
 	}
 	require.Eventually(t, func() bool { return strings.Contains(logs.String(), `"status":503`) }, closeBound, time.Millisecond,
 		"access line: %s", logs.String())
+}
+
+// readAnswer reads the answer on conn, within closeBound, and fails t,
+// naming what was asked, when none comes.
+func readAnswer(t *testing.T, conn net.Conn, what string) exchange {
+	t.Helper()
+	_ = conn.SetReadDeadline(time.Now().Add(closeBound))
+	r := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(r, nil)
+	require.NoError(t, err, "%s got no answer", what)
+	body, _ := io.ReadAll(resp.Body)
+	return exchange{conn: conn, r: r, resp: resp, body: body}
 }

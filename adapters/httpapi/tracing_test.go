@@ -72,15 +72,7 @@ func TestARequestContinuesTheCallersTrace(t *testing.T) {
 // conventions ask, so that span names stay a closed set whatever clients
 // send; the method itself is an attribute.
 func TestAnUnknownMethodsSpanIsNamedHTTP(t *testing.T) {
-	recorder := tracetest.NewSpanRecorder()
-	deps := useCases(memory.New(), everyScope)
-	deps.Verifier = staticVerifier{application.Principal{Subject: "test", Scopes: []string{everyScope.Read}}}
-	deps.Log = slog.New(slog.DiscardHandler)
-	deps.Tracing = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder))
-	api, err := New(Config{OpenAPI: docs.OpenAPI}, deps)
-	if err != nil {
-		t.Fatal(err)
-	}
+	api, recorder := tracedAPI(t, memory.New())
 	for _, method := range []string{"FOO", "BAR1", http.MethodGet} {
 		api.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(method, "/plants", nil))
 	}
@@ -107,16 +99,8 @@ func TestAnUnknownMethodsSpanIsNamedHTTP(t *testing.T) {
 // request's; one the client's request made refuse (a plant not found) is
 // an answer, and its span is not failed.
 func TestAUseCaseSpanFailsWithTheStore(t *testing.T) {
-	recorder := tracetest.NewSpanRecorder()
 	store := memory.New()
-	deps := useCases(store, everyScope)
-	deps.Verifier = staticVerifier{application.Principal{Subject: "test", Scopes: []string{everyScope.Read}}}
-	deps.Log = slog.New(slog.DiscardHandler)
-	deps.Tracing = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder))
-	api, err := New(Config{OpenAPI: docs.OpenAPI}, deps)
-	if err != nil {
-		t.Fatal(err)
-	}
+	api, recorder := tracedAPI(t, store)
 	get := func() {
 		r := httptest.NewRequest(http.MethodGet, "/plants/7", nil)
 		r.Header.Set("Authorization", "Bearer x")
@@ -201,4 +185,20 @@ func BenchmarkRequestPathTracing(b *testing.B) {
 			}
 		})
 	}
+}
+
+// tracedAPI is the API on store, traced into the recorder it returns, for
+// a reader whatever token it sends.
+func tracedAPI(t *testing.T, store *memory.Store) (*API, *tracetest.SpanRecorder) {
+	t.Helper()
+	recorder := tracetest.NewSpanRecorder()
+	deps := useCases(store, everyScope)
+	deps.Verifier = staticVerifier{application.Principal{Subject: "test", Scopes: []string{everyScope.Read}}}
+	deps.Log = slog.New(slog.DiscardHandler)
+	deps.Tracing = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder))
+	api, err := New(Config{OpenAPI: docs.OpenAPI}, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return api, recorder
 }
