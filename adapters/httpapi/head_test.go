@@ -56,3 +56,17 @@ func TestHeadRefusalsHaveNoBody(t *testing.T) {
 		t.Fatalf("HEAD /plants?limit=1001: %d %q; want 400 and no body", r.status, r.body)
 	}
 }
+
+// The access line of a HEAD counts no body bytes, since none are sent; its
+// GET's counts the body.
+func TestAHeadsAccessLineCountsNoBody(t *testing.T) {
+	s := startServer(t, withStore(seededStore(t)))
+	h := map[string]string{"Authorization": "Bearer " + s.token(t, nil)}
+	for _, method := range []string{http.MethodHead, http.MethodGet} {
+		r := s.do(t, method, "/plants/1", h, nil)
+		want := fmt.Sprintf(`"bytes":%d,`, len(r.body))
+		if line := s.accessLine(t, r.header.Get("X-Request-ID")); r.status != 200 || !strings.Contains(line, want) {
+			t.Errorf("%s /plants/1: %d, access line %s; want %s", method, r.status, line, want)
+		}
+	}
+}

@@ -30,11 +30,13 @@ func infoFrom(ctx context.Context) *requestInfo {
 	return info
 }
 
-// recordingWriter remembers the status and size of a response.
+// recordingWriter remembers the status and size of a response: the body
+// bytes sent, none for a HEAD, whose body net/http drops.
 type recordingWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int
+	head   bool
 }
 
 func (w *recordingWriter) WriteHeader(status int) {
@@ -49,7 +51,9 @@ func (w *recordingWriter) Write(b []byte) (int, error) {
 		w.status = http.StatusOK
 	}
 	n, err := w.ResponseWriter.Write(b)
-	w.bytes += n
+	if !w.head {
+		w.bytes += n
+	}
 	return n, err
 }
 
@@ -69,7 +73,7 @@ func (a *API) observe(next http.Handler) http.Handler {
 			// net/http closes the connection after a response that says so.
 			w.Header()["Connection"] = closeConnection
 		}
-		rw := &recordingWriter{ResponseWriter: w}
+		rw := &recordingWriter{ResponseWriter: w, head: r.Method == http.MethodHead}
 		var span trace.Span
 		if a.tracer != nil {
 			r, span = a.startRequest(r)
