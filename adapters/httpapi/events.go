@@ -33,10 +33,8 @@ func (a *API) listEvents(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	hold, err := a.pages.reserve(r.Context(), eventPageBytes(q.Limit))
-	if err != nil {
-		a.metrics.operation("events", outcome("listed", err))
-		a.writeError(w, r, err)
+	hold, ok := a.reservePage(w, r, "events", eventPageBytes(q.Limit))
+	if !ok {
 		return
 	}
 	defer hold.release()

@@ -33,10 +33,8 @@ func (a *API) listPlants(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	hold, err := a.pages.reserve(r.Context(), listPageBytes(q.Limit))
-	if err != nil {
-		a.metrics.operation("list", outcome("listed", err))
-		a.writeError(w, r, err)
+	hold, ok := a.reservePage(w, r, "list", listPageBytes(q.Limit))
+	if !ok {
 		return
 	}
 	defer hold.release()

@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"errors"
+	"net/http"
 	"sync"
 
 	"github.com/plantstore/plantstore/adapters/internal/plantjson"
@@ -120,6 +121,19 @@ func (h *pageHold) keep(n int) {
 func (h *pageHold) release() {
 	h.budget.give(h.held)
 	h.held = 0
+}
+
+// reservePage reserves room in the page budget for a page of at most n
+// bytes of operation; when none comes within the request's deadline, it
+// counts the operation and answers, and reports that it did.
+func (a *API) reservePage(w http.ResponseWriter, r *http.Request, operation string, n int64) (pageHold, bool) {
+	hold, err := a.pages.reserve(r.Context(), n)
+	if err != nil {
+		a.metrics.operation(operation, outcome("listed", err))
+		a.writeError(w, r, err)
+		return pageHold{}, false
+	}
+	return hold, true
 }
 
 // listPageBytes and eventPageBytes bound the bytes of a page of limit

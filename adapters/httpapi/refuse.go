@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"time"
 )
@@ -45,3 +47,34 @@ const (
 	lingerTime  = 500 * time.Millisecond
 	lingerBytes = 256 << 10
 )
+
+// answerUnread writes answer to c, whose request was not read, and closes
+// it. The answer waits for the request's first bytes (at most lingerTime):
+// an HTTP client takes an answer that comes before its request for a
+// stray one on an idle connection and fails the request with a transport
+// error (Go's "Unsolicited response received on idle HTTP channel"),
+// where it should see the 503. Closing a socket with unread data makes
+// the kernel reset the connection, and a client still sending its request
+// would often see the reset instead of the answer: so the write side is
+// shut first, and what the client still sends is read and dropped for a
+// short while, as refuseUnread does.
+func answerUnread(c net.Conn, answer []byte) {
+	defer c.Close()
+	if c.SetDeadline(time.Now().Add(lingerTime)) != nil {
+		return
+	}
+	var first [512]byte
+	if _, err := c.Read(first[:]); errors.Is(err, io.EOF) {
+		return // gone before asking: no one to answer
+	}
+	if c.SetDeadline(time.Now().Add(lingerTime)) != nil {
+		return
+	}
+	if _, err := c.Write(answer); err != nil {
+		return
+	}
+	if cw, ok := c.(interface{ CloseWrite() error }); ok && cw.CloseWrite() != nil {
+		return
+	}
+	_, _ = io.CopyN(io.Discard, c, lingerBytes)
+}
