@@ -26,7 +26,7 @@ const pendingGauge = "plantstore_webhook_events_pending"
 // whose maximum shows whether the outbox stays bounded at that rate.
 func (b *bench) lag(ctx context.Context, c *cell, svc *service) (*sample, error) {
 	stopWatch := watchGauge(ctx, "http://"+svc.admin+"/metrics", pendingGauge)
-	cpu := probeCPU(ctx, b.o.warmup, b.length(c), svc.cmd.Process.Pid, 0, -1)
+	cpu := probeCPU(ctx, c.store, b.o.warmup, b.length(c), svc.cmd.Process.Pid, 0, -1)
 	acked := map[int64]time.Time{} // plant id → when the client had its 200
 	s, err := b.vegetaLoad(ctx, "http://"+svc.api, c, func(res *vegeta.Result, sent []byte) {
 		if id, ok := plantID(sent); ok && res.Code == http.StatusOK {

@@ -26,7 +26,7 @@ func (b *bench) httpLoad(ctx context.Context, base string, c *cell, servicePID i
 	if c.rate == 0 {
 		return b.wrkLoad(ctx, base, c, servicePID)
 	}
-	cpu := probeCPU(ctx, b.o.warmup, b.length(c), servicePID, 0, -1)
+	cpu := probeCPU(ctx, c.store, b.o.warmup, b.length(c), servicePID, 0, -1)
 	s, err := b.vegetaLoad(ctx, base, c, nil)
 	if err == nil {
 		s.cpu = <-cpu

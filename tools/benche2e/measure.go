@@ -64,11 +64,12 @@ type cpuTimes struct {
 	kernel   time.Duration // kernel threads and interrupts: disk and network work, mostly for the above
 	busy     time.Duration // the whole machine, every core, not idle
 	steal    time.Duration // taken by the hypervisor from this virtual machine
+	wal      int64         // PostgreSQL's WAL written, in bytes: what commits wait to flush (0 when not read)
 }
 
 func (t cpuTimes) sub(u cpuTimes) cpuTimes {
 	return cpuTimes{t.service - u.service, t.postgres - u.postgres, t.load - u.load, t.receiver - u.receiver,
-		t.kernel - u.kernel, t.busy - u.busy, t.steal - u.steal}
+		t.kernel - u.kernel, t.busy - u.busy, t.steal - u.steal, t.wal - u.wal}
 }
 
 // kernelThread is PF_KTHREAD among the flags of /proc/PID/stat.
@@ -144,9 +145,10 @@ func ticks(fields []string, i, n int) []time.Duration {
 	return out
 }
 
-// probeCPU reads the CPU times when the window that opens warmup from now
-// starts and when it ends, and sends the difference; zero if ctx ends first.
-func probeCPU(ctx context.Context, warmup, duration time.Duration, servicePID, loadPID, receiverPID int) <-chan cpuTimes {
+// probeCPU reads the CPU times, and the WAL position of st when it is a
+// PostgreSQL store, when the window that opens warmup from now starts and
+// when it ends, and sends the difference; zero if ctx ends first.
+func probeCPU(ctx context.Context, st *store, warmup, duration time.Duration, servicePID, loadPID, receiverPID int) <-chan cpuTimes {
 	out := make(chan cpuTimes, 1)
 	go func() {
 		var start cpuTimes
@@ -159,9 +161,14 @@ func probeCPU(ctx context.Context, warmup, duration time.Duration, servicePID, l
 			}
 			if i == 0 {
 				start = readCPU(servicePID, loadPID, receiverPID)
+				start.wal = st.walPosition(ctx)
 			}
 		}
-		out <- readCPU(servicePID, loadPID, receiverPID).sub(start)
+		end := readCPU(servicePID, loadPID, receiverPID)
+		if end.wal = st.walPosition(ctx); end.wal == 0 || start.wal == 0 {
+			end.wal, start.wal = 0, 0
+		}
+		out <- end.sub(start)
 	}()
 	return out
 }

@@ -52,7 +52,7 @@ func (b *bench) pgbench(ctx context.Context, c *cell) (*sample, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("pgbench: %w", err)
 	}
-	cpu := probeCPU(ctx, o.warmup, o.duration, -1, cmd.Process.Pid, -1)
+	cpu := probeCPU(ctx, c.store, o.warmup, o.duration, -1, cmd.Process.Pid, -1)
 	if err := cmd.Wait(); err != nil {
 		return nil, fmt.Errorf("pgbench: %v\n%s", err, out.Bytes())
 	}
@@ -128,7 +128,7 @@ func (b *bench) loop(ctx context.Context, c *cell) (*sample, error) {
 		return nil, fmt.Errorf("loop: %w", err)
 	}
 	defer stmt.Close()
-	cpu := probeCPU(ctx, b.o.warmup, b.o.duration, -1, 0, -1)
+	cpu := probeCPU(ctx, c.store, b.o.warmup, b.o.duration, -1, 0, -1)
 	s, w := b.newSample(b.o.duration)
 	var dest []any // a read's row, as an application scans it
 	for began := time.Now(); began.Before(w.end) && ctx.Err() == nil; began = time.Now() {

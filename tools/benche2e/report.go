@@ -50,8 +50,8 @@ func (b *bench) report(w io.Writer) {
 	for _, r := range versus {
 		refHead, refRule = refHead+" ÷ "+r+" |", refRule+"--:|"
 	}
-	fmt.Fprintf(w, "\n| store | op | load | conns | req/s | rounds (req/s) | p50 | p99 | ratio |%s non-2xx | peak RSS | CPU µs/op: service · postgres · load%s · other |%s\n", refHead, receiver, head)
-	fmt.Fprintf(w, "|---|---|---|--:|--:|---|--:|--:|--:|%s--:|--:|--:|%s\n", refRule, rule)
+	fmt.Fprintf(w, "\n| store | op | load | conns | req/s | rounds (req/s) | p50 | p99 | ratio |%s non-2xx | peak RSS | CPU µs/op: service · postgres · load%s · other | WAL B/op |%s\n", refHead, receiver, head)
+	fmt.Fprintf(w, "|---|---|---|--:|--:|---|--:|--:|--:|%s--:|--:|--:|--:|%s\n", refRule, rule)
 	for _, c := range b.cells {
 		ratio := "1.00 (ref)"
 		if ref := b.referenceOf(c); ref == nil {
@@ -79,9 +79,9 @@ func (b *bench) report(w io.Writer) {
 		for _, r := range versus {
 			refs += " " + b.versus(c, r) + " |"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %.0f | %s | %s | %s | %s |%s %d | %s | %s |%s\n",
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %.0f | %s | %s | %s | %s |%s %d | %s | %s | %s |%s\n",
 			c.store.kind, c.sc.name, c.load, conns, median(values(c, (*sample).rate)), rounds,
-			ms(c, 0.50), ms(c, 0.99), ratio, refs, failed, rss, cpuColumn(c, hooks), hook)
+			ms(c, 0.50), ms(c, 0.99), ratio, refs, failed, rss, cpuColumn(c, hooks), walColumn(c), hook)
 	}
 }
 
@@ -165,6 +165,19 @@ func ms(c *cell, q float64) string {
 // the load: in a wrk cell and in deliver, which has no load. In the open
 // loops the receiver shares this program with vegeta, and the load's figure
 // holds both.
+// walColumn is the median of PostgreSQL's WAL bytes per operation over the
+// rounds: what each commit waits to flush, which bounds writes on a machine
+// of many cores before the CPU does. The whole server's WAL is counted, so a
+// reference's row counts what its statement writes.
+func walColumn(c *cell) string {
+	if c.store.kind != "postgres" {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f", median(values(c, func(s *sample) float64 {
+		return float64(s.cpu.wal) / float64(max(1, s.completed))
+	})))
+}
+
 func cpuColumn(c *cell, receiver bool) string {
 	per := func(part func(cpuTimes) time.Duration) string {
 		return fmt.Sprintf("%.0f", median(values(c, func(s *sample) float64 {

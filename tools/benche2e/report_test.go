@@ -67,7 +67,7 @@ func TestReportDividesTheServiceByThePeerAndTheFloor(t *testing.T) {
 	if i := slices.Index(head, "ratio"); i < 0 || !slices.Equal(head[i:i+3], []string{"ratio", "÷ peer", "÷ floor"}) {
 		t.Fatalf("header %v: want ÷ peer and ÷ floor after ratio", head)
 	}
-	cpu := head[len(head)-1]
+	cpu := head[len(head)-2]
 	want := []struct{ load, ratio, peer, floor, cpu string }{
 		{"pgbench", "1.00 (ref)", "–", "–", "– · "},
 		{"peer", "0.55", "1.00 (ref)", "–", "80 · "},
@@ -89,7 +89,23 @@ func TestReportDividesTheServiceByThePeerAndTheFloor(t *testing.T) {
 	b.cells = slices.Delete(b.cells, 1, 3)
 	head, _ = rows(t, b)
 	if want := []string{"store", "op", "load", "conns", "req/s", "rounds (req/s)", "p50", "p99", "ratio", "non-2xx", "peak RSS",
-		"CPU µs/op: service · postgres · load · other"}; !slices.Equal(head, want) {
+		"CPU µs/op: service · postgres · load · other", "WAL B/op"}; !slices.Equal(head, want) {
 		t.Errorf("header %v, want %v", head, want)
+	}
+}
+
+// A PostgreSQL row shows the WAL its operations wrote, each, the median of
+// the rounds; the embedded store's has none.
+func TestReportShowsTheWALOfAnOperation(t *testing.T) {
+	create := scenarioNamed("create")
+	pg := &cell{store: &store{kind: "postgres"}, sc: create, load: "service", conns: 64, server: "service", bin: "plantstore"}
+	for _, wal := range []int64{690, 700, 5000} {
+		pg.samples = append(pg.samples, &sample{completed: 1000, window: time.Second, cpu: cpuTimes{wal: wal * 1000}})
+	}
+	lite := rated(&cell{store: &store{kind: "sqlite"}, sc: create, load: "service", conns: 64, server: "service", bin: "plantstore"}, 30, 100)
+	b := &bench{o: options{rounds: 3, duration: time.Second}, cells: []*cell{pg, lite}}
+	_, table := rows(t, b)
+	if got := []string{table[0]["WAL B/op"], table[1]["WAL B/op"]}; !slices.Equal(got, []string{"700", "–"}) {
+		t.Errorf("WAL B/op %v; want 700 (the median) on PostgreSQL and – on SQLite", got)
 	}
 }

@@ -104,9 +104,9 @@ func (b *bench) runRounds(ctx context.Context) error {
 			}
 			one := *c
 			one.samples = []*sample{s}
-			progress("round %d/%d  %-34s %8.0f/s  p50 %s p99 %s max %s  non-2xx %d  cpu µs/op %s  other %.0f%% stolen %.0f%%%s",
+			progress("round %d/%d  %-34s %8.0f/s  p50 %s p99 %s max %s  non-2xx %d  cpu µs/op %s  WAL B/op %s  other %.0f%% stolen %.0f%%%s",
 				r, o.rounds, name, s.rate(), q(0.5), q(0.99), q(1), s.failed,
-				cpuColumn(&one, c.sc.hook), 100*other, 100*stolen, hookProgress(c, s))
+				cpuColumn(&one, c.sc.hook), walColumn(&one), 100*other, 100*stolen, hookProgress(c, s))
 			if disturbed == "" && o.maxNoise > 0 && max(other, stolen) > o.maxNoise {
 				disturbed = fmt.Sprintf("%s: other work %.0f%%, stolen %.0f%% of the machine", name, 100*other, 100*stolen)
 			}

@@ -135,6 +135,19 @@ SELECT id, 'Monstera deliciosa', 'indoor', 'preload', strftime('%Y-%m-%dT%H:%M:%
 
 // hasColumn reports whether table has column: the schema of a build given
 // with -bin may predate it.
+// walPosition is how far PostgreSQL's WAL has been written, in bytes from
+// its start; 0 on the embedded store, or when it cannot be read.
+func (s *store) walPosition(ctx context.Context) int64 {
+	if s == nil || s.kind != "postgres" {
+		return 0
+	}
+	var pos int64
+	if err := s.db.QueryRowContext(ctx, `SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint`).Scan(&pos); err != nil {
+		return 0
+	}
+	return pos
+}
+
 func (s *store) hasColumn(ctx context.Context, table, column string) (bool, error) {
 	q := `SELECT count(*) FROM information_schema.columns WHERE table_name = $1 AND column_name = $2 AND table_schema = current_schema()`
 	if s.kind == "sqlite" {
@@ -179,8 +192,18 @@ func (s *store) loadEvents(ctx context.Context) error {
 	if ok, err := s.hasColumn(ctx, "plant_events", "number"); err != nil || !ok {
 		return err
 	}
-	q := `INSERT INTO plant_events (type, plant_id, item)
+	// Builds from before the item was kept once, in the line, have a
+	// column for it.
+	q := `INSERT INTO plant_events (number, type, plant_id, line)
+SELECT e.number, 'plant.created', e.id, plant_event_line(e.number, 'plant.created', e.item)
+FROM (SELECT nextval('plant_events_number_seq') AS number, id, ` + preloadItem + ` AS item
+      FROM generate_series(1::bigint, $1::bigint) AS id) AS e`
+	if itemColumn, err := s.hasColumn(ctx, "plant_events", "item"); err != nil {
+		return err
+	} else if itemColumn {
+		q = `INSERT INTO plant_events (type, plant_id, item)
 SELECT 'plant.created', id, ` + preloadItem + ` FROM generate_series(1::bigint, $1::bigint) AS id`
+	}
 	if s.kind == "sqlite" {
 		q = `INSERT INTO plant_events (type, plant_id, item, created_at)
 WITH RECURSIVE ids(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM ids WHERE id < ?)

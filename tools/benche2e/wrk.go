@@ -73,7 +73,7 @@ func (b *bench) runWrk(ctx context.Context, c *cell, args []string, servicePID i
 	if c.sc.hook {
 		receiverPID = 0
 	}
-	cpu := probeCPU(ctx, 0, b.o.duration, servicePID, cmd.Process.Pid, receiverPID)
+	cpu := probeCPU(ctx, c.store, 0, b.o.duration, servicePID, cmd.Process.Pid, receiverPID)
 	if err := cmd.Wait(); err != nil {
 		return nil, fmt.Errorf("wrk: %v\n%s", err, out.Bytes())
 	}
