@@ -15,8 +15,9 @@ import (
 
 // The event feed. Every write of a plant stores its event in the statement
 // that writes the plant (kinds.go): a row of plant_events with the writing
-// transaction's id (xid, xid8), a number from an identity, the type, the
-// plant's item as the service rendered it, and the transaction's time.
+// transaction's id (xid, xid8), a number from a sequence, the type, the
+// transaction's time, and the event's feed line, which holds the plant's
+// item as the service rendered it.
 //
 // Why a reader never skips an event: numbers and transaction ids are handed
 // out before their transactions commit, in no order of the commits, so a
@@ -39,8 +40,8 @@ import (
 // events: their count and their feed lines, one a line (an item is JSON, in
 // which a line break is always escaped), in feed order; NULL for an empty
 // page. An event's line is its transaction id, number, type, time (Unix
-// microseconds) and item, space-separated (plant_events.line, generated
-// when the event is stored).
+// microseconds) and item, space-separated (plant_events.line, written
+// when the event is stored: plant_event_line).
 type feedRow struct {
 	N           int64          `db:"n"`
 	Horizon     string         `db:"horizon"` // xid8, as text
@@ -59,9 +60,8 @@ type feedRow struct {
 // statement and so one snapshot: a prune committed between reading the
 // floor and the events would otherwise hide events behind a position that
 // looks fresh. The events come from a range scan of the primary key, (xid,
-// number), which carries each event's line, so that the scan reads the
-// table only for rows not yet visible to all; the lines reach string_agg
-// in the key's order (the documented way of ordering an aggregate's input,
+// number), which reads each event's line from the table, where it is
+// nearly all the row holds; the lines reach string_agg in the key's order (the documented way of ordering an aggregate's input,
 // which pageOfEvents checks). A page is one row, as a page of plants is,
 // since reading a hundred rows into values cost the service four times
 // what the page's JSON does (docs/performance.md, "The event feed").

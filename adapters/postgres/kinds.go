@@ -49,11 +49,7 @@ var createKind = writeKind{
     WHERE (SELECT n FROM locks) IS NOT NULL
     ON CONFLICT (id) DO NOTHING
     RETURNING id, item
-), created_events AS (
-    INSERT INTO plant_events (type, plant_id, item)
-    SELECT 'plant.created', id, item FROM inserted
-    RETURNING ` + eventColumns + `
-), announced AS (
+), ` + storedEvents("created_events", `SELECT 'plant.created' AS type, id AS plant_id, item FROM inserted`) + `, announced AS (
     INSERT INTO webhook_event_batches (url, created_at, event_ids, plant_ids, items, trace_parents)
     SELECT r.url, now(), array_agg('msg_' || replace(gen_random_uuid()::text, '-', '')),
            array_agg(input.id), array_agg(input.item),
@@ -98,11 +94,7 @@ var deleteKind = writeKind{
 	ctes: `deleted AS (
     DELETE FROM plants WHERE id = ANY($1::bigint[]) AND item IS NOT NULL AND (SELECT n FROM locks) IS NOT NULL
     RETURNING id, item
-), deleted_events AS (
-    INSERT INTO plant_events (type, plant_id, item)
-    SELECT 'plant.deleted', id, item FROM deleted
-    RETURNING ` + eventColumns + `
-)`,
+), ` + storedEvents("deleted_events", `SELECT 'plant.deleted' AS type, id AS plant_id, item FROM deleted`),
 	answers: `SELECT id, ` + nullColumns("id") + `, true AS flag FROM deleted`,
 	args: func(_ *Store, ws []write) []any {
 		ids := make([]int64, len(ws))
@@ -144,14 +136,10 @@ var replaceKind = writeKind{
     WHERE plants.id = replacements.id AND plants.version = replacements.version
       AND (SELECT n FROM locks) IS NOT NULL
     RETURNING plants.id
-), changed_events AS (
-    INSERT INTO plant_events (type, plant_id, item)
-    SELECT e.type, e.id, e.item
-    FROM unnest(` + afterRow(1, 0) + `::text[], ` + afterRow(1, 1) + `::bigint[], ` + afterRow(1, 2) + `::text[]) WITH ORDINALITY AS e (type, id, item, n)
-    WHERE e.id IN (SELECT id FROM replaced)
-    ORDER BY e.n
-    RETURNING ` + eventColumns + `
-)`,
+), ` + storedEvents("changed_events", `SELECT e.type, e.id AS plant_id, e.item
+        FROM unnest(`+afterRow(1, 0)+`::text[], `+afterRow(1, 1)+`::bigint[], `+afterRow(1, 2)+`::text[]) WITH ORDINALITY AS e (type, id, item, n)
+        WHERE e.id IN (SELECT id FROM replaced)
+        ORDER BY e.n`),
 	answers: `SELECT id, ` + nullColumns("id") + `, true AS flag FROM replaced`,
 	args: func(_ *Store, ws []write) []any {
 		rows := make([]plantRow, len(ws))
@@ -185,14 +173,10 @@ var removeKind = writeKind{
     WHERE plants.id = removals.id AND plants.version = removals.version
       AND (SELECT n FROM locks) IS NOT NULL
     RETURNING plants.id
-), removal_events AS (
-    INSERT INTO plant_events (type, plant_id, item)
-    SELECT e.type, e.id, e.item
-    FROM unnest($3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY AS e (type, id, item, n)
-    WHERE e.id IN (SELECT id FROM removed)
-    ORDER BY e.n
-    RETURNING ` + eventColumns + `
-)`,
+), ` + storedEvents("removal_events", `SELECT e.type, e.id AS plant_id, e.item
+        FROM unnest($3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY AS e (type, id, item, n)
+        WHERE e.id IN (SELECT id FROM removed)
+        ORDER BY e.n`),
 	answers: `SELECT id, ` + nullColumns("id") + `, true AS flag FROM removed`,
 	args: func(_ *Store, ws []write) []any {
 		ids, versions := make([]int64, len(ws)), make([]int64, len(ws))

@@ -42,8 +42,8 @@ type writeKind struct {
 	// args returns the parameters of the fragments for ws, the writes of
 	// this kind in a segment, in id order.
 	args func(s *Store, ws []write) []any
-	// events names the kind's CTE that stores its events in plant_events,
-	// RETURNING eventColumns: with the event payload, the statement
+	// events names the kind's CTE of the events it stores (storedEvents),
+	// whose columns are eventColumns: with the event payload, the statement
 	// announces them (envelopes).
 	events string
 	// assumed is the answer of a write the statement returned no row for.
@@ -98,12 +98,30 @@ const lockPlants = `locks AS (
     SELECT count(*) AS n FROM (SELECT pg_advisory_xact_lock(id) FROM unnest($1::bigint[]) AS id) AS l
 )`
 
-// eventColumns are what the events CTEs of the kinds return of the events
-// they store: what an envelope keeps of each.
+// eventColumns are the columns of a kind's events CTE (storedEvents): what
+// an envelope keeps of each event.
 const eventColumns = "number, type, plant_id, item"
 
+// storedEvents returns the CTEs that store the events source yields, a
+// SELECT of their type, plant_id and item in the order of the writes: name
+// numbers them in that order (an ordered subquery is kept whole, so the
+// numbers are drawn as its rows come) and has eventColumns; the INSERT
+// after it keeps
+// each event as its feed line (plant_event_line), which holds the item,
+// the one copy of it the event keeps. Both run once, whether or not the
+// statement announces the events.
+func storedEvents(name, source string) string {
+	return name + ` AS (
+    SELECT nextval('plant_events_number_seq') AS number, s.type, s.plant_id, s.item
+    FROM (` + source + `) AS s
+), ` + name + `_stored AS (
+    INSERT INTO plant_events (number, type, plant_id, line)
+    SELECT number, type, plant_id, plant_event_line(number, type, item) FROM ` + name + `
+)`
+}
+
 // envelopes announces, with the event payload, the events that the
-// statement's kinds stored (their CTEs, each RETURNING eventColumns, joined
+// statement's kinds stored (their events CTEs, each with eventColumns, joined
 // as %[1]s) to every receiver of %[2]s, a text[], by one packed row per
 // receiver, as createKind's announced does with the plant payload. Each
 // event keeps its type, its number, its plant and the plant's item; the
