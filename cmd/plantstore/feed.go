@@ -13,7 +13,7 @@ import (
 
 // feedSettings are the event feed's.
 type feedSettings struct {
-	Retention time.Duration `flag:"event-retention" default:"168h" check:"positive" help:"how long the event feed (GET /events) keeps events: older ones are pruned, and an older cursor is answered 410"`
+	Retention time.Duration `flag:"event-retention" default:"168h" check:"atleast:1m" help:"how long the event feed (GET /events) keeps events, at least a minute: older ones are pruned, and an older cursor is answered 410"`
 }
 
 // feedModule keeps the event feed: its retention, for the use case that

@@ -173,6 +173,7 @@ func TestSettingsRefusesWhatServeRefusesWithTheSameLine(t *testing.T) {
 		"GOGC the runtime ignores":       with(aKey, "GOGC", "400%"),
 		"GOMEMLIMIT the runtime refuses": with(aKey, "GOMEMLIMIT", "100MB"),
 		"unknown webhook payload":        with(aKey, "PLANTSTORE_WEBHOOK_PAYLOAD", "envelope"),
+		"event retention under a minute": with(aKey, "PLANTSTORE_EVENT_RETENTION", "1ns"),
 	} {
 		t.Run(name, func(t *testing.T) {
 			var lines [2]string

@@ -112,7 +112,12 @@ func parseInto(v reflect.Value, s, check string) error {
 	switch {
 	case v.Type() == durationType:
 		d, err := time.ParseDuration(s)
+		least, hasLeast := strings.CutPrefix(check, "atleast:")
 		switch {
+		case hasLeast:
+			if bound, boundErr := time.ParseDuration(least); boundErr != nil || err != nil || d < bound {
+				return fmt.Errorf("must be a duration of at least %s", least)
+			}
 		case check == "nonnegative" && (err != nil || d < 0):
 			return errNonNegativeDuration
 		case check != "nonnegative" && (err != nil || d <= 0):

@@ -15,7 +15,8 @@
 // the query values of each URL of a comma-separated list; "true": mask the
 // whole value), empty:"off" (a variable set to "" sets the empty value, turning a
 // check off, where for other settings it counts as unset), and
-// check:"positive" or check:"nonnegative" for numbers and durations.
+// check:"positive" or check:"nonnegative" for numbers and durations, and
+// check:"atleast:<duration>" for durations.
 // Fields are strings, bools, ints, durations, comma-separated []string, or
 // any type whose pointer implements encoding.TextUnmarshaler, whose error
 // says what a value must be. A command that reads some of the settings

@@ -32,6 +32,7 @@ type store struct {
 	Conns   int           `flag:"max-conns" default:"8" check:"positive" help:"pool size"`
 	Wait    time.Duration `flag:"batch-wait" default:"200us" check:"nonnegative" help:"batch wait"`
 	Timeout time.Duration `flag:"timeout" default:"5s" help:"query timeout"`
+	Keep    time.Duration `flag:"keep" default:"1h" check:"atleast:1m" help:"how long to keep"`
 	Ignored string        // no tag: not a setting
 }
 
@@ -79,6 +80,8 @@ func TestABadValueIsOneLineNamingTheSetting(t *testing.T) {
 		{map[string]string{"PS_MAX_CONNS": "0"}, nil, `PS_MAX_CONNS="0": must be a positive whole number`},
 		{map[string]string{"PS_TIMEOUT": "0s"}, nil, `PS_TIMEOUT="0s": must be a positive duration such as 500ms, 15s or 1m`},
 		{map[string]string{"PS_BATCH_WAIT": "-1ms"}, nil, `PS_BATCH_WAIT="-1ms": must be a duration such as 0s, 500us or 2ms`},
+		{map[string]string{"PS_KEEP": "59s"}, nil, `PS_KEEP="59s": must be a duration of at least 1m`},
+		{map[string]string{"PS_KEEP": "soon"}, nil, `PS_KEEP="soon": must be a duration of at least 1m`},
 		{map[string]string{"PS_LEVEL": "medium"}, nil, `PS_LEVEL="medium": must be low or high`},
 		{map[string]string{"PS_HOOK_URLS": "http://a,,http://b"}, nil, `PS_HOOK_URLS="http://a,,http://b": must be a comma-separated list without empty items`},
 		{map[string]string{"PS_DEV": "yes please"}, nil, `PS_DEV="yes please": must be true or false`},
@@ -110,8 +113,8 @@ func TestHelpListsEverySettingWithItsVariableAndDefault(t *testing.T) {
 			t.Errorf("help lacks %q:\n%s", want, out.String())
 		}
 	}
-	if got := len(set.Settings()); got != 9 || strings.Contains(out.String(), "Ignored") {
-		t.Errorf("%d settings; want the 9 tagged fields only", got)
+	if got := len(set.Settings()); got != 10 || strings.Contains(out.String(), "Ignored") {
+		t.Errorf("%d settings; want the 10 tagged fields only", got)
 	}
 }
 
