@@ -177,7 +177,7 @@ func BenchmarkBatchArguments(b *testing.B) {
 	for i := range creates {
 		rec := record(b, int64(1<<62+i), "Monstera deliciosa", "indoor")
 		creates[i] = createWrite(rec)
-		replaces[i] = write{kind: &replaceKind, id: rec.Plant.ID(), arg: rowOf(rec, 2)}
+		replaces[i] = write{kind: &replaceKind, id: rec.Plant.ID(), arg: replacement{row: rowOf(rec, 2)}}
 	}
 	s := &Store{}
 	for _, c := range []struct {

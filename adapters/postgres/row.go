@@ -49,12 +49,17 @@ const versionColumn = "version"
 
 // rowOf is the row of the plant of rec, at version.
 func rowOf(rec application.Record, version int64) plantRow {
+	return rowWithItem(rec, itemOf(rec.Plant), version)
+}
+
+// rowWithItem is rowOf with the plant's item already rendered.
+func rowWithItem(rec application.Record, item string, version int64) plantRow {
 	f := rec.Plant.Fields()
 	return plantRow{
 		ID:        f.ID,
 		Name:      sql.NullString{String: f.Name, Valid: true},
 		Tag:       nullString(f.Tag),
-		Item:      sql.NullString{String: itemOf(rec.Plant), Valid: true},
+		Item:      sql.NullString{String: item, Valid: true},
 		Version:   sql.NullInt64{Int64: version, Valid: true},
 		CreatedBy: sql.NullString{String: rec.CreatedBy, Valid: true},
 		CreatedAt: sql.NullTime{Time: rec.CreatedAt, Valid: true},
@@ -76,10 +81,10 @@ func itemOf(p domain.Plant) string {
 	return item
 }
 
-// with is r holding p instead: the row an update writes over r, which
-// carries the version it was read at.
-func (r plantRow) with(p domain.Plant) plantRow {
-	next := rowOf(application.Record{Plant: p, CreatedBy: r.CreatedBy.String, CreatedAt: r.CreatedAt.Time}, r.Version.Int64)
+// with is r holding p, whose item is item, instead: the row an update
+// writes over r, which carries the version it was read at.
+func (r plantRow) with(p domain.Plant, item string) plantRow {
+	next := rowWithItem(application.Record{Plant: p, CreatedBy: r.CreatedBy.String, CreatedAt: r.CreatedAt.Time}, item, r.Version.Int64)
 	next.CreatedBy, next.CreatedAt = r.CreatedBy, r.CreatedAt
 	return next
 }

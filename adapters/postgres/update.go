@@ -136,6 +136,7 @@ func (s *Store) decide(batch []write, chain []int, row plantRow, found bool, out
 	}
 	var (
 		state   = stored
+		item    string // state's item, once an update changed it
 		removed bool
 		events  []pendingEvent // one per update that wrote: each change, the delete
 		trace   string         // the first traced one's, which the events' deliveries link to
@@ -164,7 +165,8 @@ func (s *Store) decide(batch []write, chain []int, row plantRow, found bool, out
 			}
 			out[i] = result{Value: outcome{plant: next, done: true}}
 			if differs {
-				events = append(events, pendingEvent{application.PlantChanged, itemOf(next)})
+				item = itemOf(next)
+				events = append(events, pendingEvent{application.PlantChanged, item})
 			}
 			state = next
 		}
@@ -175,7 +177,7 @@ func (s *Store) decide(batch []write, chain []int, row plantRow, found bool, out
 	case removed:
 		return write{kind: &removeKind, id: id, arg: removal{version: row.Version.Int64, events: events}, trace: trace}, true
 	case len(events) > 0:
-		return write{kind: &replaceKind, id: id, arg: replacement{row: row.with(state), events: events}, trace: trace}, true
+		return write{kind: &replaceKind, id: id, arg: replacement{row: row.with(state, item), events: events}, trace: trace}, true
 	}
 	return write{}, false
 }
