@@ -118,7 +118,7 @@ func TestAnEventCommittedLateIsNotSkipped(t *testing.T) {
 	}
 	defer func() { _ = slow.Rollback() }()
 	late := `{"id":900,"name":"Late"}`
-	if _, err := slow.Exec(insertEvent, "plant.created", 900, late); err != nil {
+	if _, err := slow.Exec(insertEvent, "plant.created", late); err != nil {
 		t.Fatal(err)
 	}
 	for id := range int64(5) {

@@ -14,12 +14,15 @@ import (
 
 // An event stored around the service, its line made by plant_event_line as
 // the service's statements make it, is read with the time it was committed
-// at.
+// at; one of a type that is not an event's is refused.
 func TestAnEventStoredAroundTheServiceIsRead(t *testing.T) {
 	s, _ := newStore(t)
 	const item = `{"id":7,"name":"Fern \"x\" y","tag":"a b"}`
+	if _, err := s.db.Exec(insertEvent, "plant.renamed", item); err == nil {
+		t.Fatal("an event of type plant.renamed was stored")
+	}
 	var committed time.Time
-	if err := s.db.Get(&committed, insertEvent+` RETURNING created_at`, "plant.changed", 7, item); err != nil {
+	if err := s.db.Get(&committed, insertEvent+` RETURNING created_at`, "plant.changed", item); err != nil {
 		t.Fatal(err)
 	}
 	var pos application.FeedPosition
@@ -182,13 +185,18 @@ func TestEventsSurviveMigratingDownAndUpAgain(t *testing.T) {
 	if _, err := p.DownTo(ctx, beforeKeptOnce); err != nil {
 		t.Fatal(err)
 	}
-	var items []string
-	if err := s.db.Select(&items, `SELECT item FROM plant_events ORDER BY xid, number`); err != nil {
+	var rows []struct {
+		Type    string `db:"type"`
+		PlantID int64  `db:"plant_id"`
+		Item    string `db:"item"`
+	}
+	if err := s.db.Select(&rows, `SELECT type, plant_id, item FROM plant_events ORDER BY xid, number`); err != nil {
 		t.Fatal(err)
 	}
+	plants := []int64{1, 2, 1} // the creates of 1 and 2, the delete of 1
 	for i, e := range before {
-		if i >= len(items) || items[i] != string(e.Plant) {
-			t.Fatalf("items after going down: %q; want those of %+v", items, before)
+		if i >= len(rows) || rows[i].Item != string(e.Plant) || rows[i].Type != e.Type || rows[i].PlantID != plants[i] {
+			t.Fatalf("events after going down: %+v; want those of %+v", rows, before)
 		}
 	}
 	if err := s.Migrate(ctx); err != nil {

@@ -77,6 +77,6 @@ func storeFerns(t testing.TB, s *Store, ids ...int64) {
 }
 
 // insertEvent stores an event around the service, as a statement of an
-// operator's would: $1 the type, $2 the plant, $3 its item.
-const insertEvent = `INSERT INTO plant_events (number, type, plant_id, line)
-SELECT n, $1, $2, plant_event_line(n, $1, $3) FROM nextval('plant_events_number_seq') AS n`
+// operator's would: $1 the type, $2 its item.
+const insertEvent = `INSERT INTO plant_events (number, line)
+SELECT n, plant_event_line(n, $1, $2) FROM nextval('plant_events_number_seq') AS n`

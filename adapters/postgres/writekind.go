@@ -115,8 +115,8 @@ func storedEvents(name, source string) string {
     SELECT nextval('plant_events_number_seq') AS number, s.type, s.plant_id, s.item
     FROM (` + source + `) AS s
 ), ` + name + `_stored AS (
-    INSERT INTO plant_events (number, type, plant_id, line)
-    SELECT number, type, plant_id, plant_event_line(number, type, item) FROM ` + name + `
+    INSERT INTO plant_events (number, line)
+    SELECT number, plant_event_line(number, type, item) FROM ` + name + `
 )`
 }
 

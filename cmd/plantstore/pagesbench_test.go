@@ -90,8 +90,8 @@ func preloadEvents(b *testing.B, db *sqlx.DB, n int64) {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := db.ExecContext(ctx, `INSERT INTO plant_events (number, type, plant_id, line)
-SELECT e.number, 'plant.created', e.id, plant_event_line(e.number, 'plant.created', e.item)
+	if _, err := db.ExecContext(ctx, `INSERT INTO plant_events (number, line)
+SELECT e.number, plant_event_line(e.number, 'plant.created', e.item)
 FROM (SELECT nextval('plant_events_number_seq') AS number, id, item
       FROM (SELECT id, item FROM plants WHERE id BETWEEN 1 AND $1 ORDER BY id) AS p) AS e`, n); err != nil {
 		b.Fatal(err)

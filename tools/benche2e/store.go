@@ -193,16 +193,29 @@ func (s *store) loadEvents(ctx context.Context) error {
 		return err
 	}
 	// Builds from before the item was kept once, in the line, have a
-	// column for it.
-	q := `INSERT INTO plant_events (number, type, plant_id, line)
+	// column for it; builds from before the line was all an event kept
+	// besides its position and time, columns for its type and plant.
+	q := `INSERT INTO plant_events (number, line)
+SELECT e.number, plant_event_line(e.number, 'plant.created', e.item)
+FROM (SELECT nextval('plant_events_number_seq') AS number, id, ` + preloadItem + ` AS item
+      FROM generate_series(1::bigint, $1::bigint) AS id) AS e`
+	itemColumn, err := s.hasColumn(ctx, "plant_events", "item")
+	if err != nil {
+		return err
+	}
+	typeColumn, err := s.hasColumn(ctx, "plant_events", "type")
+	if err != nil {
+		return err
+	}
+	switch {
+	case itemColumn:
+		q = `INSERT INTO plant_events (type, plant_id, item)
+SELECT 'plant.created', id, ` + preloadItem + ` FROM generate_series(1::bigint, $1::bigint) AS id`
+	case typeColumn:
+		q = `INSERT INTO plant_events (number, type, plant_id, line)
 SELECT e.number, 'plant.created', e.id, plant_event_line(e.number, 'plant.created', e.item)
 FROM (SELECT nextval('plant_events_number_seq') AS number, id, ` + preloadItem + ` AS item
       FROM generate_series(1::bigint, $1::bigint) AS id) AS e`
-	if itemColumn, err := s.hasColumn(ctx, "plant_events", "item"); err != nil {
-		return err
-	} else if itemColumn {
-		q = `INSERT INTO plant_events (type, plant_id, item)
-SELECT 'plant.created', id, ` + preloadItem + ` FROM generate_series(1::bigint, $1::bigint) AS id`
 	}
 	if s.kind == "sqlite" {
 		q = `INSERT INTO plant_events (type, plant_id, item, created_at)
