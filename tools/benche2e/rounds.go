@@ -128,7 +128,7 @@ func (b *bench) runRounds(ctx context.Context) error {
 // settle puts the store in the same state before every cell: a delete
 // cell's range topped up, in a run that measures the webhook the outbox
 // empty (or filled for a deliver cell) and the receiver's record cleared,
-// and nothing dirty waiting for a checkpoint.
+// the plants vacuumed, and nothing dirty waiting for a checkpoint.
 func (b *bench) settle(ctx context.Context, c *cell) error {
 	if b.rc != nil {
 		if err := c.store.clearOutbox(ctx); err != nil {
@@ -152,6 +152,9 @@ func (b *bench) settle(ctx context.Context, c *cell) error {
 		c.ids.start = c.ids.next.Load()
 	}
 	if err := c.store.renderMissingItems(ctx); err != nil {
+		return err
+	}
+	if err := c.store.vacuum(ctx); err != nil {
 		return err
 	}
 	return c.store.checkpoint(ctx)
