@@ -12,6 +12,9 @@
 -- Dropping a column rewrites nothing: rows stored before keep their bytes
 -- until the pruner deletes them. Down fills the columns again from the
 -- lines.
+--
+-- Backwards compatible within the release, as every migration: the previous
+-- release knows nothing of plant_events.
 
 -- +goose Up
 ALTER TABLE plant_events DROP COLUMN type, DROP COLUMN plant_id;
