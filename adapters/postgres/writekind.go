@@ -106,10 +106,9 @@ const eventColumns = "number, type, plant_id, item"
 // SELECT of their type, plant_id and item in the order of the writes: name
 // numbers them in that order (an ordered subquery is kept whole, so the
 // numbers are drawn as its rows come) and has eventColumns; the INSERT
-// after it keeps
-// each event as its feed line (plant_event_line), which holds the item,
-// the one copy of it the event keeps. Both run once, whether or not the
-// statement announces the events.
+// after it keeps each event as its feed line (plant_event_line), which
+// holds its type and item, the one copy of them the event keeps. Both run
+// once, whether or not the statement announces the events.
 func storedEvents(name, source string) string {
 	return name + ` AS (
     SELECT nextval('plant_events_number_seq') AS number, s.type, s.plant_id, s.item

@@ -210,10 +210,11 @@ func (s *store) loadEvents(ctx context.Context) error {
 	// Builds from before the item was kept once, in the line, have a
 	// column for it; builds from before the line was all an event kept
 	// besides its position and time, columns for its type and plant.
-	q := `INSERT INTO plant_events (number, line)
-SELECT e.number, plant_event_line(e.number, 'plant.created', e.item)
+	const numbered = `
 FROM (SELECT nextval('plant_events_number_seq') AS number, id, ` + preloadItem + ` AS item
       FROM generate_series(1::bigint, $1::bigint) AS id) AS e`
+	q := `INSERT INTO plant_events (number, line)
+SELECT e.number, plant_event_line(e.number, 'plant.created', e.item)` + numbered
 	itemColumn, err := s.hasColumn(ctx, "plant_events", "item")
 	if err != nil {
 		return err
@@ -228,9 +229,7 @@ FROM (SELECT nextval('plant_events_number_seq') AS number, id, ` + preloadItem +
 SELECT 'plant.created', id, ` + preloadItem + ` FROM generate_series(1::bigint, $1::bigint) AS id`
 	case typeColumn:
 		q = `INSERT INTO plant_events (number, type, plant_id, line)
-SELECT e.number, 'plant.created', e.id, plant_event_line(e.number, 'plant.created', e.item)
-FROM (SELECT nextval('plant_events_number_seq') AS number, id, ` + preloadItem + ` AS item
-      FROM generate_series(1::bigint, $1::bigint) AS id) AS e`
+SELECT e.number, 'plant.created', e.id, plant_event_line(e.number, 'plant.created', e.item)` + numbered
 	}
 	if s.kind == "sqlite" {
 		q = `INSERT INTO plant_events (type, plant_id, item, created_at)
