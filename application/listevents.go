@@ -108,8 +108,10 @@ type EventFeed interface {
 // EventPruner removes the events that the feed no longer keeps.
 type EventPruner interface {
 	// PruneEvents removes at most limit of the oldest events committed
-	// longer than retention ago, and returns how many it removed: fewer
-	// than limit when no more are due. A position before the last event it
+	// longer than retention ago (a store that keeps the events of one
+	// write statement together removes them together, and counts limit of
+	// those), and returns how many events it removed: fewer than limit
+	// only when no more are due. A position before the last event it
 	// removed is expired from then on. Concurrent calls, from any number of
 	// replicas, are harmless.
 	PruneEvents(ctx context.Context, retention EventRetention, limit int) (int, error)

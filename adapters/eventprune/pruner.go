@@ -32,7 +32,8 @@ type Config struct {
 	Retention application.EventRetention
 	// Every is the time between passes (DefaultEvery).
 	Every time.Duration
-	// Batch is the most events one statement removes (DefaultBatch), and
+	// Batch is the most events one statement removes (DefaultBatch; a
+	// store that keeps a write statement's events together counts those), and
 	// MaxBatches the most statements of one pass (DefaultMaxBatches).
 	Batch, MaxBatches int
 }

@@ -14,10 +14,12 @@ import (
 )
 
 // The event feed. Every write of a plant stores its event in the statement
-// that writes the plant (kinds.go): a row of plant_events with the writing
-// transaction's id (xid, xid8), a number from a sequence, the type, the
-// transaction's time, and the event's feed line, which holds the plant's
-// item as the service rendered it.
+// that writes the plant (kinds.go), and a statement stores all its events
+// in one row of plant_events (eventsRow): the writing transaction's id
+// (xid, xid8), the events' feed lines, each with its number from a
+// sequence, its type, the transaction's time and the plant's item as the
+// service rendered it, their count, and the last one's number, which keys
+// the row.
 //
 // Why a reader never skips an event: numbers and transaction ids are handed
 // out before their transactions commit, in no order of the commits, so a
@@ -31,17 +33,25 @@ import (
 // in the order of its writes since each statement holds its plants'
 // advisory locks before it gets an xid (lockPlants).
 //
+// A row's events are a range of numbers, drawn while its statement ran, so
+// the rows of one transaction hold ranges in the order of its statements
+// and the key, (xid, last number), orders rows as the feed orders their
+// events: the rows after a position are those with an event after it, and
+// only the first of them may hold events at or before it, which the
+// service skips.
+//
 // The horizon is the whole cluster's: a transaction that holds an xid, on
 // any database of the server, holds the feed's pages back until it ends
 // (docs/operations.md, "The event feed").
 
 // feedRow is the row readFeedPages answers for one reader: its number in
-// the batch, the horizon, the time and the floor, and the reader's page of
-// events: their count and their feed lines, one a line (an item is JSON, in
-// which a line break is always escaped), in feed order; NULL for an empty
-// page. An event's line is its transaction id, number, type, time (Unix
-// microseconds) and item, space-separated (plant_events.line, written
-// when the event is stored: plant_event_line).
+// the batch, the horizon, the time and the floor, and the lines of the
+// rows of plant_events its page reads: their count and the lines, one an
+// event (an item is JSON, in which a line break is always escaped), in feed
+// order; NULL for an empty page. An event's line is its transaction id,
+// number, type, time (Unix microseconds) and item, space-separated
+// (plant_event_line). The first row may begin with events at or before the
+// reader's position, and the last may hold more than the page takes.
 type feedRow struct {
 	N           int64          `db:"n"`
 	Horizon     string         `db:"horizon"` // xid8, as text
@@ -54,19 +64,21 @@ type feedRow struct {
 
 // readFeedPages reads the pages of many readers of the feed at once, as
 // lists and point reads are gathered: each reader is numbered n and gives
-// the position it reads after and its page size. Each page holds at most
-// lim events after (after_xid, after_number), below the horizon; the
-// horizon, the time and the floor come with every page, all in one
-// statement and so one snapshot: a prune committed between reading the
-// floor and the events would otherwise hide events behind a position that
-// looks fresh. The events come from a range scan of the primary key, (xid,
-// number), which reads each event's line from the table, where it is
-// nearly all the row holds; the lines reach string_agg in the key's order (the documented way of ordering an aggregate's input,
-// which pageOfEvents checks). A page is one row, as a page of plants is,
-// since reading a hundred rows into values cost the service four times
-// what the page's JSON does (docs/performance.md, "The event feed").
-// Nothing here renders JSON: the service renders each event around its
-// item.
+// the position it reads after and its page size. Each page reads the rows
+// whose events follow (after_xid, after_number), below the horizon, until
+// the rows after the first hold lim events: at most lim + 1 rows, since
+// every row holds one event or more, and every row below the horizon after
+// the position when they hold fewer, so that a page that is not full is
+// complete (feedPage). The horizon, the time and the floor come with every
+// page, all in one statement and so one snapshot: a prune committed between
+// reading the floor and the events would otherwise hide events behind a
+// position that looks fresh. The rows come from a range scan of the
+// primary key, (xid, number), and reach string_agg in the key's order (the
+// documented way of ordering an aggregate's input, which pageOfEvents
+// checks). A page is one row, as a page of plants is, since reading a
+// hundred rows into values cost the service four times what the page's
+// JSON does (docs/performance.md, "The event feed"). Nothing here renders
+// JSON: the service renders each event around its item.
 const readFeedPages = `
 SELECT q.n, h.horizon::text AS horizon, h.now, f.xid::text AS floor_xid, f.number AS floor_number,
        p.count, p.lines
@@ -74,13 +86,18 @@ FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS horizon, statement_times
 CROSS JOIN plant_event_floor AS f
 CROSS JOIN unnest($1::xid8[], $2::bigint[], $3::int[]) WITH ORDINALITY AS q (after_xid, after_number, lim, n)
 CROSS JOIN LATERAL (
-    SELECT count(*) AS count, string_agg(e.line, E'\n') AS lines
+    SELECT coalesce(sum(e.count), 0)::int AS count, string_agg(e.lines, E'\n') AS lines
     FROM (
-        SELECT xid, number, line FROM plant_events
-        WHERE (xid, number) > (q.after_xid, q.after_number) AND xid < h.horizon
-        ORDER BY xid, number
-        LIMIT q.lim
+        SELECT r.count, r.lines, sum(r.count) OVER w - r.count - first_value(r.count) OVER w AS ahead
+        FROM (
+            SELECT xid, number, count, lines FROM plant_events
+            WHERE (xid, number) > (q.after_xid, q.after_number) AND xid < h.horizon
+            ORDER BY xid, number
+            LIMIT q.lim + 1
+        ) AS r
+        WINDOW w AS (ORDER BY r.xid, r.number)
     ) AS e
+    WHERE e.ahead < q.lim
 ) AS p`
 
 // ReadEvents returns the page of at most q.Limit events that follow

@@ -95,7 +95,7 @@ func TestAFeedLineThatIsNotOneIsRefused(t *testing.T) {
 	} {
 		r := feedRow{Count: strings.Count(lines, "\n") + 1}
 		r.Lines.String, r.Lines.Valid = lines, true
-		if page, _, err := pageOfEvents(r, application.FeedPosition{}); err == nil {
+		if page, _, err := pageOfEvents(r, application.FeedPosition{}, 100); err == nil {
 			t.Errorf("lines %q gave the page %s; want an error", lines, page.JSON)
 		}
 	}
@@ -108,7 +108,7 @@ func TestAFeedLineThatIsNotOneIsRefused(t *testing.T) {
 	}
 	r := feedRow{Count: 2}
 	r.Lines.String, r.Lines.Valid = `12 3 plant.created 1795671479577713 {"id":1}`, true
-	if _, _, err := pageOfEvents(r, application.FeedPosition{}); err == nil {
+	if _, _, err := pageOfEvents(r, application.FeedPosition{}, 100); err == nil {
 		t.Error("a page of two events with one line was read")
 	}
 }
@@ -158,24 +158,32 @@ func BenchmarkPageOfEvents(b *testing.B) {
 	r.Lines.String, r.Lines.Valid = strings.Join(lines, "\n"), true
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := pageOfEvents(r, application.FeedPosition{}); err != nil {
+		if _, _, err := pageOfEvents(r, application.FeedPosition{}, 100); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// Migrating down past keep_each_event_once gives each event its item
-// column back from its line, and up again the feed reads every event as it
-// was, numbers going on.
+// Migrating down past keep_each_event_once gives each event a row of its
+// own, the events of one statement too, and its item column back from its
+// line; up again the feed reads every event as it was, numbers going on.
 func TestEventsSurviveMigratingDownAndUpAgain(t *testing.T) {
 	s, _ := newStore(t)
 	ctx := context.Background()
-	storeFerns(t, s, 1, 2)
+	for i, r := range s.flush(ctx, creates(record(t, 1, "Fern", ""), record(t, 2, "Fern", ""))) {
+		if r.Err != nil || !r.Value.done {
+			t.Fatalf("create %d: %+v, %v", i, r.Value, r.Err)
+		}
+	}
 	if _, err := s.DeletePlant(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	var pos application.FeedPosition
 	before := readUntilFrom(t, s, &pos, 3)
+	var stored int
+	if err := s.db.Get(&stored, `SELECT count(*) FROM plant_events`); err != nil || stored != 2 {
+		t.Fatalf("%d rows of events, %v; want the creates' row and the delete's", stored, err)
+	}
 
 	p, err := s.migrations()
 	if err != nil {

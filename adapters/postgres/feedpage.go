@@ -25,7 +25,7 @@ func feedPage(r feedRow, q application.FeedQuery) (application.EventPage, error)
 	if q.HasAfter && (q.After.At.Before(r.Now.Add(-time.Duration(q.Retention))) || before(q.After, floor)) {
 		return application.EventPage{}, application.ErrFeedExpired
 	}
-	page, last, err := pageOfEvents(r, q.After)
+	page, last, err := pageOfEvents(r, q.After, q.Limit)
 	if err != nil {
 		return application.EventPage{}, err
 	}
@@ -40,44 +40,49 @@ func feedPage(r feedRow, q application.FeedQuery) (application.EventPage, error)
 	return page, nil
 }
 
-// pageOfEvents renders the events of r, and returns the position of the
-// last one (after, on an empty page). It holds the page to its count and
-// to the feed's order.
-func pageOfEvents(r feedRow, after application.FeedPosition) (application.EventPage, application.FeedPosition, error) {
+// pageOfEvents renders the first limit events of r that follow after,
+// and returns the position of the last one (after, on an empty page). It
+// holds r's lines to their count and to the feed's order.
+func pageOfEvents(r feedRow, after application.FeedPosition, limit int) (application.EventPage, application.FeedPosition, error) {
 	if r.Count == 0 {
 		return application.EmptyEventPage(after), after, nil
 	}
 	var (
 		lines = r.Lines.String
 		// An event is its line's item and about 60 bytes more.
-		page   = application.EventPage{JSON: make([]byte, 0, len(lines)+r.Count*64+2)}
+		page   = application.EventPage{JSON: make([]byte, 0, len(lines)+min(r.Count, limit)*64+2)}
 		last   = after
+		prev   application.FeedPosition
 		events plantjson.EventWriter
 	)
 	page.JSON = append(page.JSON, '[')
-	for k := range r.Count {
+	for k := 0; k < r.Count && page.Count < limit; k++ {
 		line, rest, _ := strings.Cut(lines, "\n")
 		lines = rest
 		ev, err := parseFeedLine(line)
 		if err != nil {
 			return application.EventPage{}, last, fmt.Errorf("feed page, event %d of %d: %w", k+1, r.Count, err)
 		}
-		if !before(last, ev.at) {
-			return application.EventPage{}, last, fmt.Errorf("feed page out of order: (%d, %d) after (%d, %d)", ev.at.Tx, ev.at.Number, last.Tx, last.Number)
+		if k > 0 && !before(prev, ev.at) {
+			return application.EventPage{}, last, fmt.Errorf("feed page out of order: (%d, %d) after (%d, %d)", ev.at.Tx, ev.at.Number, prev.Tx, prev.Number)
+		}
+		prev = ev.at
+		if !before(after, ev.at) {
+			continue // the first row's events the reader has read
 		}
 		last = ev.at
-		if k > 0 {
+		if page.Count > 0 {
 			page.JSON = append(page.JSON, ',')
 		}
 		if page.JSON, err = events.Append(page.JSON, ev.typ, ev.at.Number, time.UnixMicro(ev.micros), ev.item); err != nil {
 			return application.EventPage{}, last, err
 		}
+		page.Count++
 	}
-	if lines != "" {
+	if page.Count < limit && lines != "" {
 		return application.EventPage{}, last, fmt.Errorf("feed page of %d events has more lines", r.Count)
 	}
 	page.JSON = append(page.JSON, ']')
-	page.Count = r.Count
 	return page, last, nil
 }
 

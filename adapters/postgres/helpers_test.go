@@ -78,5 +78,5 @@ func storeFerns(t testing.TB, s *Store, ids ...int64) {
 
 // insertEvent stores an event around the service, as a statement of an
 // operator's would: $1 the type, $2 its item.
-const insertEvent = `INSERT INTO plant_events (number, line)
+const insertEvent = `INSERT INTO plant_events (number, lines)
 SELECT n, plant_event_line(n, $1, $2) FROM nextval('plant_events_number_seq') AS n`

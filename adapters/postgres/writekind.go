@@ -43,8 +43,9 @@ type writeKind struct {
 	// this kind in a segment, in id order.
 	args func(s *Store, ws []write) []any
 	// events names the kind's CTE of the events it stores (storedEvents),
-	// whose columns are eventColumns: with the event payload, the statement
-	// announces them (envelopes).
+	// whose columns are eventColumns: the statement stores them with every
+	// other kind's (eventsRow) and, with the event payload, announces them
+	// (envelopes).
 	events string
 	// assumed is the answer of a write the statement returned no row for.
 	assumed func(w write) result
@@ -102,22 +103,33 @@ const lockPlants = `locks AS (
 // an envelope keeps of each event.
 const eventColumns = "number, type, plant_id, item"
 
-// storedEvents returns the CTEs that store the events source yields, a
-// SELECT of their type, plant_id and item in the order of the writes: name
-// numbers them in that order (an ordered subquery is kept whole, so the
-// numbers are drawn as its rows come) and has eventColumns; the INSERT
-// after it keeps each event as its feed line (plant_event_line), which
-// holds its type and item, the one copy of them the event keeps. Both run
-// once, whether or not the statement announces the events.
+// storedEvents returns the CTE name, which numbers the events source
+// yields, a SELECT of their type, plant_id and item in the order of the
+// writes, in that order (an ordered subquery is kept whole, so the numbers
+// are drawn as its rows come), and has eventColumns. The statement stores
+// the events of all its kinds together (eventsRow), and, with the event
+// payload, announces them (envelopes).
 func storedEvents(name, source string) string {
 	return name + ` AS (
     SELECT nextval('plant_events_number_seq') AS number, s.type, s.plant_id, s.item
     FROM (` + source + `) AS s
-), ` + name + `_stored AS (
-    INSERT INTO plant_events (number, line)
-    SELECT number, plant_event_line(number, type, item) FROM ` + name + `
 )`
 }
+
+// eventsRow stores the events of a statement's kinds (their events CTEs,
+// each with eventColumns, joined as %s) as one row of plant_events: their
+// feed lines (plant_event_line, which holds each one's type and item, the
+// one copy of them the event keeps) in the order of their numbers, their
+// count, and the last number, which keys the row. A statement that stored
+// no event writes none. Numbers are drawn while the statement runs, so
+// the rows of one transaction hold ranges of numbers in the order of its
+// statements, and the key orders every event as the feed does (feed.go).
+const eventsRow = `events_row AS (
+    INSERT INTO plant_events (number, lines, count)
+    SELECT max(e.number), string_agg(plant_event_line(e.number, e.type, e.item), E'\n' ORDER BY e.number), count(*)
+    FROM (%s) AS e
+    HAVING count(*) > 0
+)`
 
 // envelopes announces, with the event payload, the events that the
 // statement's kinds stored (their events CTEs, each with eventColumns, joined
@@ -187,13 +199,16 @@ func batchStatement(set uint, kinds []*writeKind, announce announcement) string 
 		answers = append(answers, renumber(k.answers))
 		params += most
 	}
-	if announce != silent {
-		var stored []string
-		for _, k := range kinds {
-			if k.events != "" {
-				stored = append(stored, "SELECT "+eventColumns+" FROM "+k.events)
-			}
+	var stored []string
+	for _, k := range kinds {
+		if k.events != "" {
+			stored = append(stored, "SELECT "+eventColumns+" FROM "+k.events)
 		}
+	}
+	if stored != nil {
+		ctes = append(ctes, fmt.Sprintf(eventsRow, strings.Join(stored, " UNION ALL ")))
+	}
+	if announce != silent {
 		parents, join := untracedParents, ""
 		if announce == traced {
 			parents, join = tracedParents, fmt.Sprintf(tracedJoin, "$"+strconv.Itoa(params+2))

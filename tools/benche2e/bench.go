@@ -110,7 +110,7 @@ func newBench(ctx context.Context, o options) (_ *bench, err error) {
 		}
 		if slices.ContainsFunc(scenarios, func(sc scenario) bool { return sc.feed && slices.Contains(o.ops, sc.name) }) {
 			progress("loading %d events into %s", feedEvents, kind)
-			if err := s.loadEvents(ctx); err != nil {
+			if err := s.loadEvents(ctx, o.eventsPerRow); err != nil {
 				return nil, err
 			}
 		}

@@ -65,6 +65,9 @@ type options struct {
 	lagRate               int
 	lagDuration, lagDrain time.Duration
 	deliverEvents         int
+	// eventsPerRow is how many events of the preloaded feed make one row
+	// of plant_events, as one statement's events do.
+	eventsPerRow int
 }
 
 // variant is one set of settings the service is measured with.
@@ -154,6 +157,7 @@ func parseOptions(args []string) (options, error) {
 	fs.DurationVar(&o.lagDuration, "lag-duration", 30*time.Second, "measured time of the lag cell")
 	fs.DurationVar(&o.lagDrain, "lag-drain", 5*time.Second, "how long the lag cell waits after its window for the events still on their way")
 	fs.IntVar(&o.deliverEvents, "deliver-events", 60000, "due events in the outbox when a deliver cell's service starts; the last four fifths are measured")
+	fs.IntVar(&o.eventsPerRow, "events-per-row", 16, "events of the preloaded feed kept in one row of plant_events on PostgreSQL, as one write statement's are (builds that keep a row per event: one)")
 	fs.Float64Var(&o.maxNoise, "max-noise", 0.05, "measure a round again (at most twice) when other work or the hypervisor took more than this share of the machine in one of its cells; 0: never")
 	if err := fs.Parse(args); err != nil {
 		return o, err

@@ -201,9 +201,10 @@ const feedEvents = 200_000
 
 // loadEvents stores feedEvents events in the event feed, each created with
 // a preloaded plant's item, in one transaction: on PostgreSQL one
-// transaction id, numbers in order. A build without the feed has no table
+// transaction id, numbers in order, perRow events a row as one statement's
+// events are kept (a build from before that, one a row). A build without the feed has no table
 // for it, and nothing is loaded.
-func (s *store) loadEvents(ctx context.Context) error {
+func (s *store) loadEvents(ctx context.Context, perRow int) error {
 	if ok, err := s.hasColumn(ctx, "plant_events", "number"); err != nil || !ok {
 		return err
 	}
@@ -223,7 +224,18 @@ SELECT e.number, plant_event_line(e.number, 'plant.created', e.item)` + numbered
 	if err != nil {
 		return err
 	}
+	packed, err := s.hasColumn(ctx, "plant_events", "count")
+	if err != nil {
+		return err
+	}
+	args := []any{feedEvents}
 	switch {
+	case packed:
+		// A row keeps the events of one statement, perRow of them.
+		q = `INSERT INTO plant_events (number, lines, count)
+SELECT max(e.number), string_agg(plant_event_line(e.number, 'plant.created', e.item), E'\n' ORDER BY e.number), count(*)` + numbered + `
+GROUP BY (e.id - 1) / $2`
+		args = append(args, perRow)
 	case itemColumn:
 		q = `INSERT INTO plant_events (type, plant_id, item)
 SELECT 'plant.created', id, ` + preloadItem + ` FROM generate_series(1::bigint, $1::bigint) AS id`
@@ -236,7 +248,7 @@ SELECT e.number, 'plant.created', e.id, plant_event_line(e.number, 'plant.create
 WITH RECURSIVE ids(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM ids WHERE id < ?)
 SELECT 'plant.created', id, ` + preloadItem + `, strftime('%Y-%m-%dT%H:%M:%S', 'now') || '.000000000Z' FROM ids`
 	}
-	if _, err := s.db.ExecContext(ctx, q, feedEvents); err != nil {
+	if _, err := s.db.ExecContext(ctx, q, args...); err != nil {
 		return fmt.Errorf("load events into %s: %w", s.kind, err)
 	}
 	if s.kind == "postgres" {

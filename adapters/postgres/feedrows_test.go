@@ -1,0 +1,123 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/plantstore/plantstore/application"
+)
+
+// storeEventRows writes plants so that plant_events holds rows of 1, 1, 1,
+// 9, 3, 1 and 1 events: three creates alone, then one statement of seven
+// creates and two deletes, one of three creates, and two creates alone.
+func storeEventRows(t *testing.T, s *Store) {
+	t.Helper()
+	ctx := context.Background()
+	storeFerns(t, s, 21, 22, 23)
+	mixed := []write{deleteWrite(21), deleteWrite(22)}
+	for id := range int64(7) {
+		mixed = append(mixed, createWrite(record(t, 1+id, fmt.Sprintf("Fern %d", 1+id), "")))
+	}
+	for _, batch := range [][]write{mixed, creates(record(t, 8, "Moss", ""), record(t, 9, "Moss", ""), record(t, 10, "Moss", ""))} {
+		if segs := segments(batch); len(segs) != 1 {
+			t.Fatalf("segments %v; want the batch in one statement", segs)
+		}
+		for i, r := range s.flush(ctx, batch) {
+			if r.Err != nil || !r.Value.done {
+				t.Fatalf("write %d of the batch: %+v, %v", i, r.Value, r.Err)
+			}
+		}
+	}
+	storeFerns(t, s, 11, 12)
+	var counts []int
+	if err := s.db.Select(&counts, `SELECT count FROM plant_events ORDER BY xid, number`); err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{1, 1, 1, 9, 3, 1, 1}; !slices.Equal(counts, want) {
+		t.Fatalf("rows of plant_events hold %v events; want %v, a row per statement", counts, want)
+	}
+}
+
+// feedPositions reads the feed from its start a page of one at a time,
+// and returns each event and its position: the Next of its page.
+func feedPositions(t *testing.T, s *Store, n int) ([]feedEvent, []application.FeedPosition) {
+	t.Helper()
+	var pos application.FeedPosition
+	readUntilFrom(t, s, &pos, n) // past the horizon, which other work may hold
+	q := application.FeedQuery{Limit: 1, Retention: application.DefaultEventRetention}
+	events, positions := make([]feedEvent, n), make([]application.FeedPosition, n)
+	for i := range n {
+		page := mustPage(t, s, q)
+		var one []feedEvent
+		if err := json.Unmarshal(page.JSON, &one); err != nil || len(one) != 1 {
+			t.Fatalf("page %d of one event: %s, %v", i, page.JSON, err)
+		}
+		events[i], positions[i] = one[0], page.Next
+		q.After, q.HasAfter = page.Next, true
+	}
+	return events, positions
+}
+
+// A statement's events are one row, and a page may begin and end inside
+// one: from any position, a page of any size holds the events that follow
+// it, in order, up to its size, and a page that is not full holds every
+// one of them.
+func TestPagesBeginAndEndInsideAStatementsRow(t *testing.T) {
+	s, _ := newStore(t)
+	storeEventRows(t, s)
+	const n = 17
+	all, positions := feedPositions(t, s, n)
+	for i, e := range all {
+		if i > 0 && e.Number <= all[i-1].Number {
+			t.Fatalf("event %d numbered %d after %d", i, e.Number, all[i-1].Number)
+		}
+	}
+	for from := -1; from < n; from++ {
+		for limit := 1; limit <= n+2; limit++ {
+			q := application.FeedQuery{Limit: limit, Retention: application.DefaultEventRetention}
+			if from >= 0 {
+				q.After, q.HasAfter = positions[from], true
+			}
+			page := mustPage(t, s, q)
+			var got []feedEvent
+			if err := json.Unmarshal(page.JSON, &got); err != nil {
+				t.Fatalf("%s: %v", page.JSON, err)
+			}
+			want := all[from+1 : min(from+1+limit, n)]
+			if !slices.EqualFunc(got, want, func(a, b feedEvent) bool { return a.Number == b.Number && a.Type == b.Type }) || page.Count != len(want) {
+				t.Fatalf("page of %d after event %d: %d events %+v; want %+v", limit, from, page.Count, got, want)
+			}
+			samePlace := func(a, b application.FeedPosition) bool { return a.Tx == b.Tx && a.Number == b.Number }
+			switch {
+			case len(want) == limit && !samePlace(page.Next, positions[from+limit]):
+				t.Fatalf("a full page of %d after event %d goes on from %+v; want its last event's %+v", limit, from, page.Next, positions[from+limit])
+			case len(want) < limit && before(page.Next, positions[n-1]):
+				t.Fatalf("the last page of %d after event %d goes on from %+v, before the last event", limit, from, page.Next)
+			}
+		}
+	}
+}
+
+// The pruner removes whole rows and counts their events; a position inside
+// a removed row is expired, and the position of its last event reads on.
+func TestPruningRemovesAStatementsEventsTogether(t *testing.T) {
+	s, _ := newStore(t)
+	storeEventRows(t, s)
+	all, positions := feedPositions(t, s, 17)
+	if n, err := s.PruneEvents(context.Background(), 0, 4); err != nil || n != 12 {
+		t.Fatalf("PruneEvents of four rows = %d, %v; want their 12 events", n, err)
+	}
+	q := application.FeedQuery{After: positions[5], HasAfter: true, Limit: 10, Retention: application.DefaultEventRetention}
+	if _, err := s.ReadEvents(context.Background(), q); !errors.Is(err, application.ErrFeedExpired) {
+		t.Fatalf("ReadEvents inside a pruned row = %v; want ErrFeedExpired", err)
+	}
+	q.After = positions[11]
+	var got []feedEvent
+	if err := json.Unmarshal(mustPage(t, s, q).JSON, &got); err != nil || len(got) != 5 || got[0].Number != all[12].Number {
+		t.Fatalf("after the last pruned event: %+v, %v; want the 5 events left", got, err)
+	}
+}
