@@ -46,12 +46,14 @@ import (
 
 // feedRow is the row readFeedPages answers for one reader: its number in
 // the batch, the horizon, the time and the floor, and the lines of the
-// rows of plant_events its page reads: their count and the lines, one an
+// rows of plant_events its page takes: their count and the lines, one an
 // event (an item is JSON, in which a line break is always escaped), in feed
 // order; NULL for an empty page. An event's line is its transaction id,
 // number, type, time (Unix microseconds) and item, space-separated
 // (plant_event_line). The first row may begin with events at or before the
-// reader's position, and the last may hold more than the page takes.
+// reader's position, and the last may hold more than the page takes. Rows
+// and RowEvents are how many rows the page read, and the events they hold,
+// those it did not take included.
 type feedRow struct {
 	N           int64          `db:"n"`
 	Horizon     string         `db:"horizon"` // xid8, as text
@@ -60,44 +62,51 @@ type feedRow struct {
 	FloorNumber int64          `db:"floor_number"`
 	Count       int            `db:"count"`
 	Lines       sql.NullString `db:"lines"`
+	Rows        int            `db:"rows"`
+	RowEvents   int            `db:"row_events"`
 }
 
 // readFeedPages reads the pages of many readers of the feed at once, as
 // lists and point reads are gathered: each reader is numbered n and gives
-// the position it reads after and its page size. Each page reads the rows
-// whose events follow (after_xid, after_number), below the horizon, until
-// the rows after the first hold lim events: at most lim + 1 rows, since
-// every row holds one event or more, and every row below the horizon after
-// the position when they hold fewer, so that a page that is not full is
-// complete (feedPage). The horizon, the time and the floor come with every
-// page, all in one statement and so one snapshot: a prune committed between
-// reading the floor and the events would otherwise hide events behind a
-// position that looks fresh. The rows come from a range scan of the
-// primary key, (xid, number), and reach string_agg in the key's order (the
-// documented way of ordering an aggregate's input, which pageOfEvents
-// checks). A page is one row, as a page of plants is, since reading a
-// hundred rows into values cost the service four times what the page's
-// JSON does (docs/performance.md, "The event feed"). Nothing here renders
-// JSON: the service renders each event around its item.
+// the position it reads after, its page size and how many rows it may read
+// (its bound). Each page reads the rows whose events follow (after_xid,
+// after_number), below the horizon, by a range scan of the primary key,
+// (xid, number), of at most bound rows, and takes them until the rows after
+// the first hold lim events (ahead counts them): every row holds one event
+// or more, so a bound of lim + 1 rows always suffices, and a page that is
+// not full and read fewer rows than its bound holds every event below the
+// horizon after its position (feedPage). A smaller bound, from the size of
+// the rows pages read before (rowSize), saves reading rows the page does
+// not take; a page it cuts short is read again. The horizon, the time and
+// the floor come with every page, all in one statement and so one
+// snapshot: a prune committed between reading the floor and the events
+// would otherwise hide events behind a position that looks fresh. The rows
+// reach string_agg in the key's order (the documented way of ordering an
+// aggregate's input, which pageOfEvents checks). A page is one row, as a
+// page of plants is, since reading a hundred rows into values cost the
+// service four times what the page's JSON does (docs/performance.md, "The
+// event feed"). Nothing here renders JSON: the service renders each event
+// around its item.
 const readFeedPages = `
 SELECT q.n, h.horizon::text AS horizon, h.now, f.xid::text AS floor_xid, f.number AS floor_number,
-       p.count, p.lines
+       p.count, p.lines, p.rows, p.row_events
 FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS horizon, statement_timestamp() AS now) AS h
 CROSS JOIN plant_event_floor AS f
-CROSS JOIN unnest($1::xid8[], $2::bigint[], $3::int[]) WITH ORDINALITY AS q (after_xid, after_number, lim, n)
+CROSS JOIN unnest($1::xid8[], $2::bigint[], $3::int[], $4::int[]) WITH ORDINALITY AS q (after_xid, after_number, lim, bound, n)
 CROSS JOIN LATERAL (
-    SELECT coalesce(sum(e.count), 0)::int AS count, string_agg(e.lines, E'\n') AS lines
+    SELECT coalesce(sum(e.count) FILTER (WHERE e.ahead < q.lim), 0)::int AS count,
+           string_agg(e.lines, E'\n') FILTER (WHERE e.ahead < q.lim) AS lines,
+           count(*)::int AS rows, coalesce(sum(e.count), 0)::int AS row_events
     FROM (
         SELECT r.count, r.lines, sum(r.count) OVER w - r.count - first_value(r.count) OVER w AS ahead
         FROM (
             SELECT xid, number, count, lines FROM plant_events
             WHERE (xid, number) > (q.after_xid, q.after_number) AND xid < h.horizon
             ORDER BY xid, number
-            LIMIT q.lim + 1
+            LIMIT q.bound
         ) AS r
         WINDOW w AS (ORDER BY r.xid, r.number)
     ) AS e
-    WHERE e.ahead < q.lim
 ) AS p`
 
 // ReadEvents returns the page of at most q.Limit events that follow
@@ -128,49 +137,84 @@ func (s *Store) feedBatch(ctx context.Context, qs []application.FeedQuery) []gro
 	return out
 }
 
-// readFeed runs the feed query for qs and sets the page of each in out, or
-// ErrFeedExpired for a reader whose position is past the retention.
-// Positions are judged by the database's clock, as events are stamped and
-// pruned by it.
+// readFeed reads the page of each of qs into out, or ErrFeedExpired for a
+// reader whose position is past the retention. Positions are judged by the
+// database's clock, as events are stamped and pruned by it. Each page reads
+// at most the rows that pages of its size needed lately (rowSize); the
+// pages that bound cut short are read again, in one more statement, with
+// the bound that always suffices.
 func (s *Store) readFeed(ctx context.Context, qs []application.FeedQuery, out []groupcommit.Result[application.EventPage]) error {
-	xids, numbers, limits := make([]string, len(qs)), make([]int64, len(qs)), make([]int64, len(qs))
+	bounds := make([]int, len(qs))
 	for i, q := range qs {
-		xids[i], numbers[i], limits[i] = strconv.FormatUint(q.After.Tx, 10), q.After.Number, int64(q.Limit)
+		bounds[i] = s.feedRows.bound(q.Limit)
+	}
+	short, err := s.readFeedRows(ctx, qs, bounds, out)
+	if err != nil || len(short) == 0 {
+		return err
+	}
+	again := make([]application.FeedQuery, len(short))
+	for k, i := range short {
+		again[k], bounds[k] = qs[i], qs[i].Limit+1
+	}
+	pages := make([]groupcommit.Result[application.EventPage], len(again))
+	if _, err := s.readFeedRows(ctx, again, bounds[:len(again)], pages); err != nil {
+		return err
+	}
+	for k, i := range short {
+		out[i] = pages[k]
+	}
+	return nil
+}
+
+// readFeedRows runs the feed query for qs, each reading at most its bound
+// of rows, and sets the page of each in out; it returns the readers whose
+// page its bound cut short, which it leaves unset.
+func (s *Store) readFeedRows(ctx context.Context, qs []application.FeedQuery, bounds []int, out []groupcommit.Result[application.EventPage]) (short []int, err error) {
+	xids, numbers, limits, rowBounds := make([]string, len(qs)), make([]int64, len(qs)), make([]int64, len(qs)), make([]int64, len(qs))
+	for i, q := range qs {
+		xids[i], numbers[i], limits[i], rowBounds[i] = strconv.FormatUint(q.After.Tx, 10), q.After.Number, int64(q.Limit), int64(bounds[i])
 	}
 	stmt, err := s.stmts.get(ctx, s.db, readFeedPages)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	rows, err := stmt.QueryxContext(ctx, textArray(xids, nil), bigintArray(numbers), bigintArray(limits))
+	rows, err := stmt.QueryxContext(ctx, textArray(xids, nil), bigintArray(numbers), bigintArray(limits), bigintArray(rowBounds))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer rows.Close()
-	answered := 0
+	answered, read, events := 0, 0, 0
 	for ; rows.Next(); answered++ {
 		var r feedRow
 		if err := rows.StructScan(&r); err != nil {
-			return err
+			return nil, err
 		}
 		if r.N < 1 || int(r.N) > len(qs) {
-			return fmt.Errorf("the feed answered for reader %d of %d", r.N, len(qs))
+			return nil, fmt.Errorf("the feed answered for reader %d of %d", r.N, len(qs))
 		}
 		i := r.N - 1
-		out[i].Value, out[i].Err = feedPage(r, qs[i])
-		if out[i].Err != nil && !errors.Is(out[i].Err, application.ErrFeedExpired) {
-			return out[i].Err
+		read, events = read+r.Rows, events+r.RowEvents
+		page, complete, err := feedPage(r, qs[i], bounds[i])
+		switch {
+		case err != nil && !errors.Is(err, application.ErrFeedExpired):
+			return nil, err
+		case err == nil && !complete:
+			short = append(short, int(i))
+		default:
+			out[i].Value, out[i].Err = page, err
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return err
+		return nil, err
 	}
+	s.feedRows.observe(read, events)
 	switch answered {
 	case len(qs):
-		return nil
+		return short, nil
 	case 0:
-		return errors.New("the event feed has no floor: plant_event_floor lost its row")
+		return nil, errors.New("the event feed has no floor: plant_event_floor lost its row")
 	}
-	return fmt.Errorf("the feed answered %d of %d readers", answered, len(qs))
+	return nil, fmt.Errorf("the feed answered %d of %d readers", answered, len(qs))
 }
 
 // pendingEvent is the event of one write that an update decided in Go,

@@ -11,33 +11,38 @@ import (
 	"github.com/plantstore/plantstore/application"
 )
 
-// feedPage is the page of the reader q in r: its events, and the position
-// to read on from.
-func feedPage(r feedRow, q application.FeedQuery) (application.EventPage, error) {
+// feedPage is the page of the reader q in r, which read at most bound
+// rows: its events, and the position to read on from. The page is
+// complete unless bound cut it short: when it is not full and read bound
+// rows, more rows may hold events it should have taken.
+func feedPage(r feedRow, q application.FeedQuery, bound int) (page application.EventPage, complete bool, err error) {
 	horizon, err := strconv.ParseUint(r.Horizon, 10, 64)
 	if err != nil {
-		return application.EventPage{}, fmt.Errorf("feed horizon %q: %w", r.Horizon, err)
+		return application.EventPage{}, false, fmt.Errorf("feed horizon %q: %w", r.Horizon, err)
 	}
 	floor, err := position(r.FloorXID, r.FloorNumber)
 	if err != nil {
-		return application.EventPage{}, err
+		return application.EventPage{}, false, err
 	}
 	if q.HasAfter && (q.After.At.Before(r.Now.Add(-time.Duration(q.Retention))) || before(q.After, floor)) {
-		return application.EventPage{}, application.ErrFeedExpired
+		return application.EventPage{}, true, application.ErrFeedExpired
 	}
 	page, last, err := pageOfEvents(r, q.After, q.Limit)
 	if err != nil {
-		return application.EventPage{}, err
+		return application.EventPage{}, false, err
 	}
 	page.Next = last
 	if page.Count < q.Limit {
+		if r.Rows >= bound {
+			return application.EventPage{}, false, nil
+		}
 		// Every event below the horizon that follows q.After is on the page.
 		if past := (application.FeedPosition{Tx: horizon}); before(last, past) {
 			page.Next = past
 		}
 	}
 	page.Next.At = r.Now.Truncate(time.Microsecond)
-	return page, nil
+	return page, true, nil
 }
 
 // pageOfEvents renders the first limit events of r that follow after,

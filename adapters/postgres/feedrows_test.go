@@ -76,12 +76,19 @@ func TestPagesBeginAndEndInsideAStatementsRow(t *testing.T) {
 			t.Fatalf("event %d numbered %d after %d", i, e.Number, all[i-1].Number)
 		}
 	}
+	// Pages read as many rows as their size needs at the size rows had
+	// lately: at one event a row (every row a page may need), at 3, and at
+	// 1,000, which cuts most pages short and has them read again.
+	sizes, k := []int{1, 3, 1000}, 0
 	for from := -1; from < n; from++ {
 		for limit := 1; limit <= n+2; limit++ {
 			q := application.FeedQuery{Limit: limit, Retention: application.DefaultEventRetention}
 			if from >= 0 {
 				q.After, q.HasAfter = positions[from], true
 			}
+			size := sizes[k%len(sizes)]
+			k++
+			s.feedRows.observe(1, size)
 			page := mustPage(t, s, q)
 			var got []feedEvent
 			if err := json.Unmarshal(page.JSON, &got); err != nil {
@@ -89,7 +96,7 @@ func TestPagesBeginAndEndInsideAStatementsRow(t *testing.T) {
 			}
 			want := all[from+1 : min(from+1+limit, n)]
 			if !slices.EqualFunc(got, want, func(a, b feedEvent) bool { return a.Number == b.Number && a.Type == b.Type }) || page.Count != len(want) {
-				t.Fatalf("page of %d after event %d: %d events %+v; want %+v", limit, from, page.Count, got, want)
+				t.Fatalf("page of %d after event %d, rows of %d lately: %d events %+v; want %+v", limit, from, size, page.Count, got, want)
 			}
 			samePlace := func(a, b application.FeedPosition) bool { return a.Tx == b.Tx && a.Number == b.Number }
 			switch {
@@ -119,5 +126,26 @@ func TestPruningRemovesAStatementsEventsTogether(t *testing.T) {
 	var got []feedEvent
 	if err := json.Unmarshal(mustPage(t, s, q).JSON, &got); err != nil || len(got) != 5 || got[0].Number != all[12].Number {
 		t.Fatalf("after the last pruned event: %+v, %v; want the 5 events left", got, err)
+	}
+}
+
+// A page reads half again the rows that hold it at the size rows had
+// lately, and two more, never more than the rows that always suffice.
+func TestAPageReadsTheRowsItNeeds(t *testing.T) {
+	var size rowSize
+	for _, tt := range []struct {
+		rows, events, limit, want int
+	}{
+		{0, 0, 100, 101}, // nothing read yet: every row a page may need
+		{10, 10, 100, 101},
+		{10, 160, 100, 12},
+		{1, 1000, 100, 3},
+		{1, 1000, 1, 2},
+		{4, 10, 5, 5},
+	} {
+		size.observe(tt.rows, tt.events)
+		if got := size.bound(tt.limit); got != tt.want {
+			t.Errorf("after rows of %d events in %d rows, a page of %d reads %d rows; want %d", tt.events, tt.rows, tt.limit, got, tt.want)
+		}
 	}
 }

@@ -60,7 +60,7 @@ func TestFeedPositionsExpireAtTheRetention(t *testing.T) {
 		{time.Second + time.Microsecond, true},
 	} {
 		q := application.FeedQuery{After: application.FeedPosition{Tx: 50, At: now.Add(-tt.age)}, HasAfter: true, Limit: 10, Retention: application.EventRetention(time.Second)}
-		page, err := feedPage(r, q)
+		page, _, err := feedPage(r, q, 11)
 		if expired := errors.Is(err, application.ErrFeedExpired); expired != tt.expired || err != nil && !expired {
 			t.Errorf("a position %s old, retention 1s: %v; want expired %v", tt.age, err, tt.expired)
 		}

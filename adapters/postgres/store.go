@@ -28,6 +28,8 @@ type Store struct {
 	reads   *groupcommit.Batcher[domain.ID, found]
 	lists   *groupcommit.Batcher[application.ListQuery, application.Page]
 	feeds   *groupcommit.Batcher[application.FeedQuery, application.EventPage]
+	// feedRows is the size of the rows of events pages read lately.
+	feedRows rowSize
 
 	receivers  string // the text[] literal of cfg.Receivers
 	committed  chan struct{}
