@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -152,13 +153,13 @@ func (s *Store) readFeed(ctx context.Context, qs []application.FeedQuery, out []
 	if err != nil || len(short) == 0 {
 		return err
 	}
-	again := make([]application.FeedQuery, len(short))
+	again, always := make([]application.FeedQuery, len(short)), make([]int, len(short))
 	for k, i := range short {
-		again[k], bounds[k] = qs[i], qs[i].Limit+1
+		again[k], always[k] = qs[i], qs[i].Limit+1
 	}
 	pages := make([]groupcommit.Result[application.EventPage], len(again))
-	if _, err := s.readFeedRows(ctx, again, bounds[:len(again)], pages); err != nil {
-		return err
+	if short, err := s.readFeedRows(ctx, again, always, pages); err != nil || len(short) > 0 {
+		return cmp.Or(err, fmt.Errorf("%d feed pages cut short by a bound of one row an event", len(short)))
 	}
 	for k, i := range short {
 		out[i] = pages[k]
