@@ -149,3 +149,23 @@ func TestAPageReadsTheRowsItNeeds(t *testing.T) {
 		}
 	}
 }
+
+// A statement whose events include one of a type that is not an event's
+// stores none of them: the row's lines would miss one.
+func TestARowWithAnEventOfNoEventsTypeIsRefused(t *testing.T) {
+	s, _ := newStore(t)
+	stmt := `WITH k AS (
+    SELECT nextval('plant_events_number_seq') AS number, t.type, 1::bigint AS plant_id, '{"id":1}' AS item
+    FROM unnest($1::text[]) AS t (type)
+), ` + fmt.Sprintf(eventsRow, "SELECT "+eventColumns+" FROM k") + ` SELECT 1`
+	if _, err := s.db.Exec(stmt, textArray([]string{"plant.created", "plant.renamed"}, nil)); err == nil {
+		t.Fatal("a row with an event of type plant.renamed was stored")
+	}
+	if _, err := s.db.Exec(stmt, textArray([]string{"plant.created", "plant.deleted"}, nil)); err != nil {
+		t.Fatalf("a row of two events: %v", err)
+	}
+	var counts []int
+	if err := s.db.Select(&counts, `SELECT count FROM plant_events`); err != nil || !slices.Equal(counts, []int{2}) {
+		t.Fatalf("rows of %v events, %v; want the one row of two", counts, err)
+	}
+}

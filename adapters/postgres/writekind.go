@@ -120,14 +120,16 @@ func storedEvents(name, source string) string {
 // each with eventColumns, joined as %s) as one row of plant_events: their
 // feed lines (plant_event_line, which holds each one's type and item, the
 // one copy of them the event keeps) in the order of their numbers, their
-// count, and the last number, which keys the row. A statement that stored
-// no event writes none. Numbers are drawn while the statement runs, so
-// the rows of one transaction hold ranges of numbers in the order of its
-// statements, and the key orders every event as the feed does (feed.go).
+// count, and the last number, which keys the row. A line of a type that is
+// not an event's is NULL, and makes lines NULL, which NOT NULL refuses. A
+// statement that stored no event writes none. Numbers are drawn while the
+// statement runs, so the rows of one transaction hold ranges of numbers in
+// the order of its statements, and the key orders every event as the feed
+// does (feed.go).
 const eventsRow = `events_row AS (
     INSERT INTO plant_events (number, lines, count)
-    SELECT max(e.number), string_agg(plant_event_line(e.number, e.type, e.item), E'\n' ORDER BY e.number), count(*)
-    FROM (%s) AS e
+    SELECT max(e.number), CASE WHEN count(e.line) = count(*) THEN string_agg(e.line, E'\n' ORDER BY e.number) END, count(*)
+    FROM (SELECT k.number, plant_event_line(k.number, k.type, k.item) AS line FROM (%s) AS k) AS e
     HAVING count(*) > 0
 )`
 
