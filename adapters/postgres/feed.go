@@ -78,7 +78,9 @@ type feedRow struct {
 // not full and read fewer rows than its bound holds every event below the
 // horizon after its position (feedPage). A smaller bound, from the size of
 // the rows pages read before (rowSize), saves reading rows the page does
-// not take; a page it cuts short is read again. The horizon, the time and
+// not take; a page it cuts short is read again. Where rows held about one
+// event lately, readWholeFeedPages reads the same rows and takes them all.
+// The horizon, the time and
 // the floor come with every page, all in one statement and so one
 // snapshot: a prune committed between reading the floor and the events
 // would otherwise hide events behind a position that looks fresh. The rows
@@ -88,27 +90,45 @@ type feedRow struct {
 // service four times what the page's JSON does (docs/performance.md, "The
 // event feed"). Nothing here renders JSON: the service renders each event
 // around its item.
-const readFeedPages = `
+const feedPagesQuery = `
 SELECT q.n, h.horizon::text AS horizon, h.now, f.xid::text AS floor_xid, f.number AS floor_number,
        p.count, p.lines, p.rows, p.row_events
 FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS horizon, statement_timestamp() AS now) AS h
 CROSS JOIN plant_event_floor AS f
 CROSS JOIN unnest($1::xid8[], $2::bigint[], $3::int[], $4::int[]) WITH ORDINALITY AS q (after_xid, after_number, lim, bound, n)
-CROSS JOIN LATERAL (
+CROSS JOIN LATERAL (%s) AS p`
+
+// pageRows are the rows a page reads: at most bound, in the key's order.
+const pageRows = `
+            SELECT xid, number, count, lines FROM plant_events
+            WHERE (xid, number) > (q.after_xid, q.after_number) AND xid < h.horizon
+            ORDER BY xid, number
+            LIMIT q.bound`
+
+var (
+	readFeedPages = fmt.Sprintf(feedPagesQuery, `
     SELECT coalesce(sum(e.count) FILTER (WHERE e.ahead < q.lim), 0)::int AS count,
            string_agg(e.lines, E'\n') FILTER (WHERE e.ahead < q.lim) AS lines,
            count(*)::int AS rows, coalesce(sum(e.count), 0)::int AS row_events
     FROM (
         SELECT r.count, r.lines, sum(r.count) OVER w - r.count - first_value(r.count) OVER w AS ahead
-        FROM (
-            SELECT xid, number, count, lines FROM plant_events
-            WHERE (xid, number) > (q.after_xid, q.after_number) AND xid < h.horizon
-            ORDER BY xid, number
-            LIMIT q.bound
+        FROM (`+pageRows+`
         ) AS r
         WINDOW w AS (ORDER BY r.xid, r.number)
     ) AS e
-) AS p`
+`)
+	// readWholeFeedPages takes every row a page reads, for rows of about
+	// one event, which a page takes nearly all of: deciding which to take
+	// cost PostgreSQL more than the rows it would leave (docs/performance.md,
+	// "A statement's events in one row"). pageOfEvents stops at the page's
+	// size.
+	readWholeFeedPages = fmt.Sprintf(feedPagesQuery, `
+    SELECT coalesce(sum(r.count), 0)::int AS count, string_agg(r.lines, E'\n') AS lines,
+           count(*)::int AS rows, coalesce(sum(r.count), 0)::int AS row_events
+    FROM (`+pageRows+`
+    ) AS r
+`)
+)
 
 // ReadEvents returns the page of at most q.Limit events that follow
 // q.After, rendered as the API writes it. Pages read at the same time share
@@ -145,11 +165,14 @@ func (s *Store) feedBatch(ctx context.Context, qs []application.FeedQuery) []gro
 // pages that bound cut short are read again, in one more statement, with
 // the bound that always suffices.
 func (s *Store) readFeed(ctx context.Context, qs []application.FeedQuery, out []groupcommit.Result[application.EventPage]) error {
-	bounds := make([]int, len(qs))
+	bounds, query := make([]int, len(qs)), readFeedPages
 	for i, q := range qs {
 		bounds[i] = s.feedRows.bound(q.Limit)
 	}
-	short, err := s.readFeedRows(ctx, qs, bounds, out)
+	if s.feedRows.single() {
+		query = readWholeFeedPages
+	}
+	short, err := s.readFeedRows(ctx, query, qs, bounds, out)
 	if err != nil || len(short) == 0 {
 		return err
 	}
@@ -158,7 +181,7 @@ func (s *Store) readFeed(ctx context.Context, qs []application.FeedQuery, out []
 		again[k], always[k] = qs[i], qs[i].Limit+1
 	}
 	pages := make([]groupcommit.Result[application.EventPage], len(again))
-	if short, err := s.readFeedRows(ctx, again, always, pages); err != nil || len(short) > 0 {
+	if short, err := s.readFeedRows(ctx, query, again, always, pages); err != nil || len(short) > 0 {
 		return cmp.Or(err, fmt.Errorf("%d feed pages cut short by a bound of one row an event", len(short)))
 	}
 	for k, i := range short {
@@ -167,15 +190,16 @@ func (s *Store) readFeed(ctx context.Context, qs []application.FeedQuery, out []
 	return nil
 }
 
-// readFeedRows runs the feed query for qs, each reading at most its bound
-// of rows, and sets the page of each in out; it returns the readers whose
-// page its bound cut short, which it leaves unset.
-func (s *Store) readFeedRows(ctx context.Context, qs []application.FeedQuery, bounds []int, out []groupcommit.Result[application.EventPage]) (short []int, err error) {
+// readFeedRows runs query, readFeedPages or readWholeFeedPages, for qs,
+// each reading at most its bound of rows, and sets the page of each in out;
+// it returns the readers whose page its bound cut short, which it leaves
+// unset.
+func (s *Store) readFeedRows(ctx context.Context, query string, qs []application.FeedQuery, bounds []int, out []groupcommit.Result[application.EventPage]) (short []int, err error) {
 	xids, numbers, limits, rowBounds := make([]string, len(qs)), make([]int64, len(qs)), make([]int64, len(qs)), make([]int64, len(qs))
 	for i, q := range qs {
 		xids[i], numbers[i], limits[i], rowBounds[i] = strconv.FormatUint(q.After.Tx, 10), q.After.Number, int64(q.Limit), int64(bounds[i])
 	}
-	stmt, err := s.stmts.get(ctx, s.db, readFeedPages)
+	stmt, err := s.stmts.get(ctx, s.db, query)
 	if err != nil {
 		return nil, err
 	}

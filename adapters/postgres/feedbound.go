@@ -31,3 +31,7 @@ func (e *rowSize) observe(rows, events int) {
 		e.events.Store(math.Float64bits(float64(events) / float64(rows)))
 	}
 }
+
+// single reports whether rows held about one event lately: a page then
+// takes nearly every row it reads (readWholeFeedPages).
+func (e *rowSize) single() bool { return math.Float64frombits(e.events.Load()) < 2 }

@@ -77,8 +77,9 @@ func TestPagesBeginAndEndInsideAStatementsRow(t *testing.T) {
 		}
 	}
 	// Pages read as many rows as their size needs at the size rows had
-	// lately: at one event a row (every row a page may need), at 3, and at
-	// 1,000, which cuts most pages short and has them read again.
+	// lately: at one event a row (every row a page may need, taken whole),
+	// at 3, and at 1,000, which cuts most pages short and has them read
+	// again.
 	sizes, k := []int{1, 3, 1000}, 0
 	for from := -1; from < n; from++ {
 		for limit := 1; limit <= n+2; limit++ {
@@ -146,6 +147,9 @@ func TestAPageReadsTheRowsItNeeds(t *testing.T) {
 		size.observe(tt.rows, tt.events)
 		if got := size.bound(tt.limit); got != tt.want {
 			t.Errorf("after rows of %d events in %d rows, a page of %d reads %d rows; want %d", tt.events, tt.rows, tt.limit, got, tt.want)
+		}
+		if single := tt.events < 2*tt.rows || tt.rows == 0; size.single() != single {
+			t.Errorf("after rows of %d events in %d rows, rows of one event: %v; want %v", tt.events, tt.rows, size.single(), single)
 		}
 	}
 }
