@@ -181,8 +181,8 @@ func (s *Store) readFeed(ctx context.Context, qs []application.FeedQuery, out []
 		again[k], always[k] = qs[i], qs[i].Limit+1
 	}
 	pages := make([]groupcommit.Result[application.EventPage], len(again))
-	if short, err := s.readFeedRows(ctx, query, again, always, pages); err != nil || len(short) > 0 {
-		return cmp.Or(err, fmt.Errorf("%d feed pages cut short by a bound of one row an event", len(short)))
+	if stillShort, err := s.readFeedRows(ctx, query, again, always, pages); err != nil || len(stillShort) > 0 {
+		return cmp.Or(err, fmt.Errorf("%d feed pages cut short by a bound of one row an event", len(stillShort)))
 	}
 	for k, i := range short {
 		out[i] = pages[k]

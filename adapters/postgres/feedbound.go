@@ -5,8 +5,8 @@ import (
 	"sync/atomic"
 )
 
-// rowSize is how many events the rows of plant_events that pages of the
-// feed read lately hold on average: a statement stores its events in one
+// rowSize is how many events the rows of plant_events that the last batch
+// of feed pages read held on average: a statement stores its events in one
 // row, so a row holds one event when writes come alone and tens when they
 // come in batches. A page then reads about the rows it needs, where the
 // bound that always suffices, one row per event and one more, would read
