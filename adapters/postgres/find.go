@@ -16,7 +16,7 @@ const maxListsPerQuery = 16
 // at the same time are gathered into one such query, as writes are into one
 // batch: a query costs the server far more than a row, so a gathered read
 // costs it a fraction of a query of its own.
-var findPlants = `SELECT ` + columnList("") + ` FROM plants WHERE id = ANY($1::bigint[])`
+var findPlants = `SELECT ` + restoredColumns() + ` FROM plants WHERE id = ANY($1::bigint[])`
 
 // found is the answer to one read: the plant, or ok false when none is stored.
 type found struct {

@@ -131,7 +131,7 @@ var replaceKind = writeKind{
 	ctes: `replacements AS (
     SELECT * FROM unnest(` + rowParams(1) + `) AS t (` + columnList("") + `)
 ), replaced AS (
-    UPDATE plants SET (` + columnList("", "id", versionColumn) + `) = (` + columnList("replacements.", "id", versionColumn) + `)
+    UPDATE plants SET (` + columnList("", replaceKeeps...) + `) = (` + columnList("replacements.", replaceKeeps...) + `)
     FROM replacements
     WHERE plants.id = replacements.id AND plants.version = replacements.version
       AND (SELECT n FROM locks) IS NOT NULL
@@ -158,6 +158,10 @@ var replaceKind = writeKind{
 		return result{Value: outcome{done: row.Flag}}, false
 	},
 }
+
+// replaceKeeps are the columns a replacement leaves as they are: the key,
+// the version the database sets, and the create's record.
+var replaceKeeps = []string{"id", versionColumn, "created_by", "created_at"}
 
 // removeKind deletes the rows that updates decided to delete (see
 // update.go), each only at the version it was decided on, as replaceKind

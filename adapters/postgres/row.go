@@ -145,6 +145,25 @@ func columnList(prefix string, except ...string) string {
 	return strings.Join(names, ", ")
 }
 
+// restoredColumns are the row's columns a read of a plant selects: every
+// column but those in unrestored, which it selects as typed NULLs, so that
+// the row still scans into plantRow.
+func restoredColumns() string {
+	cols := make([]string, len(rowColumns))
+	for i, c := range rowColumns {
+		cols[i] = c.name
+		if contains(unrestored, c.name) {
+			cols[i] = "NULL::" + c.pgType + " AS " + c.name
+		}
+	}
+	return strings.Join(cols, ", ")
+}
+
+// unrestored are the columns neither a read of a plant nor an update of
+// one needs: the plant's item, which the service renders again from its
+// fields, and its create's record, which no later write changes.
+var unrestored = []string{"item", "created_by", "created_at"}
+
 // nullColumns are the row's columns as typed NULLs, but those in except:
 // the row of an answer that has none.
 func nullColumns(except ...string) string {
