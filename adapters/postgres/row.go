@@ -82,7 +82,9 @@ func itemOf(p domain.Plant) string {
 }
 
 // with is r holding p, whose item is item, instead: the row an update
-// writes over r, which carries the version it was read at.
+// writes over r, which carries the version it was read at. Its create's
+// record is r's, NULL when r was read by id (restoredColumns): a
+// replacement leaves the stored one as it is.
 func (r plantRow) with(p domain.Plant, item string) plantRow {
 	next := rowWithItem(application.Record{Plant: p, CreatedBy: r.CreatedBy.String, CreatedAt: r.CreatedAt.Time}, item, r.Version.Int64)
 	next.CreatedBy, next.CreatedAt = r.CreatedBy, r.CreatedAt

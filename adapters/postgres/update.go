@@ -199,7 +199,8 @@ type removal struct {
 // allowAny is the check of a plain delete decided as a conditional one.
 func allowAny(domain.Plant) error { return nil }
 
-// readRows reads the stored rows of ids, with a fresh snapshot.
+// readRows reads the stored rows of ids, with a fresh snapshot, as a read
+// by id selects them (restoredColumns): without their items and records.
 func (s *Store) readRows(ctx context.Context, ids []domain.ID) (map[domain.ID]plantRow, error) {
 	want := make([]int64, len(ids))
 	for i, id := range ids {
