@@ -80,11 +80,10 @@ type feedRow struct {
 // the rows pages read before (rowSize), saves reading rows the page does
 // not take; a page it cuts short is read again. Where rows held about one
 // event lately, readWholeFeedPages reads the same rows and takes them all.
-// The horizon, the time and
-// the floor come with every page, all in one statement and so one
-// snapshot: a prune committed between reading the floor and the events
-// would otherwise hide events behind a position that looks fresh. The rows
-// reach string_agg in the key's order (the documented way of ordering an
+// The horizon, the time and the floor come with every page, all in one
+// statement and so one snapshot: a prune committed between reading the
+// floor and the events would otherwise hide events behind a position that
+// looks fresh. The rows reach string_agg in the key's order (the documented way of ordering an
 // aggregate's input, which pageOfEvents checks). A page is one row, as a
 // page of plants is, since reading a hundred rows into values cost the
 // service four times what the page's JSON does (docs/performance.md, "The

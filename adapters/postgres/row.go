@@ -86,7 +86,7 @@ func itemOf(p domain.Plant) string {
 // record is r's, NULL when r was read by id (restoredColumns): a
 // replacement leaves the stored one as it is.
 func (r plantRow) with(p domain.Plant, item string) plantRow {
-	next := rowWithItem(application.Record{Plant: p, CreatedBy: r.CreatedBy.String, CreatedAt: r.CreatedAt.Time}, item, r.Version.Int64)
+	next := rowWithItem(application.Record{Plant: p}, item, r.Version.Int64)
 	next.CreatedBy, next.CreatedAt = r.CreatedBy, r.CreatedAt
 	return next
 }

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
 	"github.com/plantstore/plantstore/application"
+	"github.com/plantstore/plantstore/domain"
 )
 
 func TestInsertIfAbsentStoresThenReplays(t *testing.T) {
@@ -147,5 +149,32 @@ func TestCanceledCallerGetsCanceled(t *testing.T) {
 	_, _, err := s.InsertIfAbsent(ctx, record(t, 1, "Cactus", ""))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("create with a canceled context = %v; want context.Canceled", err)
+	}
+}
+
+// A change writes the plant's new state and item and keeps the create's
+// record, which the change's read of the row does not carry.
+func TestAChangeKeepsTheCreatesRecord(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := context.Background()
+	rec := record(t, 3, "Fern", "shade")
+	if _, _, err := s.InsertIfAbsent(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpdatePlant(ctx, 3, func(p domain.Plant) (domain.Plant, error) { return p.WithName(mustName(t, "Moss")), nil }); err != nil {
+		t.Fatal(err)
+	}
+	var row struct {
+		Name      string    `db:"name"`
+		Item      string    `db:"item"`
+		CreatedBy string    `db:"created_by"`
+		CreatedAt time.Time `db:"created_at"`
+	}
+	if err := s.db.Get(&row, `SELECT name, item, created_by, created_at FROM plants WHERE id = 3`); err != nil {
+		t.Fatal(err)
+	}
+	if row.Name != "Moss" || row.Item != `{"id":3,"name":"Moss","tag":"shade"}` || row.CreatedBy != rec.CreatedBy ||
+		!row.CreatedAt.Equal(rec.CreatedAt.Truncate(time.Microsecond)) {
+		t.Fatalf("changed row = %+v; want Moss with its item, created by %s at %s", row, rec.CreatedBy, rec.CreatedAt)
 	}
 }
