@@ -35,6 +35,7 @@ func (s *Store) applyOnce(ctx context.Context, ws []write, pending []int, res []
 		if set&w.kind.bit == 0 {
 			set |= w.kind.bit
 			kinds = append(kinds, w.kind)
+			byKind[w.kind] = make([]write, 0, len(pending)-k) // most batches are of one kind
 		}
 		byKind[w.kind] = append(byKind[w.kind], w)
 		answers[k] = w.kind.assumed(w)

@@ -76,7 +76,7 @@ func (s *Store) applyUpdates(ctx context.Context, batch []write, seg []int, out 
 			}
 			return
 		}
-		var replaces, removes []write
+		replaces, removes := make([]write, 0, len(ids)), []write(nil)
 		for _, id := range ids {
 			row, found := rows[id]
 			if w, ok := s.decide(batch, chains[id], row, found, out); ok {
