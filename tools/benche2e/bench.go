@@ -77,46 +77,74 @@ func newBench(ctx context.Context, o options) (_ *bench, err error) {
 		}
 	}
 	for _, kind := range o.stores {
-		var s *store
-		if kind == "postgres" {
-			if _, err := exec.LookPath("pgbench"); err != nil {
-				return nil, errors.New("pgbench is not installed: install the PostgreSQL client (postgresql-client), or measure -stores sqlite only")
-			}
-			s, err = openPostgres(ctx, o.pgURL)
-		} else {
-			s, err = openSQLite(b.dir)
-		}
-		if err != nil {
+		if err := b.openStores(ctx, kind); err != nil {
 			return nil, err
 		}
+	}
+	b.cells = b.newCells()
+	return b, nil
+}
+
+// openStores creates the stores of one kind: one the binaries share, or
+// with -own-schema one for each, the first also the references'. Each is
+// migrated by the binaries that run on it and preloaded alike.
+func (b *bench) openStores(ctx context.Context, kind string) error {
+	o := b.o
+	groups := [][]string{b.bins}
+	if o.ownSchema {
+		groups = nil
+		for _, bin := range b.bins {
+			groups = append(groups, []string{bin})
+		}
+	}
+	if kind == "postgres" {
+		if _, err := exec.LookPath("pgbench"); err != nil {
+			return errors.New("pgbench is not installed: install the PostgreSQL client (postgresql-client), or measure -stores sqlite only")
+		}
+	}
+	for i, bins := range groups {
+		var (
+			s   *store
+			err error
+		)
+		if kind == "postgres" {
+			s, err = openPostgres(ctx, o.pgURL)
+		} else {
+			s, err = openSQLite(b.dir, fmt.Sprintf("plants-%d.db", i))
+		}
+		if err != nil {
+			return err
+		}
+		if o.ownSchema {
+			s.bin = bins[0]
+		}
 		b.stores = append(b.stores, s)
-		if kind == "postgres" && o.pgbouncer {
+		if kind == "postgres" && o.pgbouncer && b.bouncer == nil {
 			if b.bouncer, err = startBouncer(ctx, o.pgURL); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		// Every build applies its schema, so that builds of different ages
 		// each find the tables they use; migrations already applied are kept.
-		for _, bin := range b.bins {
+		for _, bin := range bins {
 			if _, err := b.plantstore(ctx, bin, []string{"PLANTSTORE_DATABASE_URL=" + s.url}, "migrate"); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		if o.preload > 0 {
 			progress("loading %d plants into %s", o.preload, kind)
 			if err := s.load(ctx, 1, o.preload+1); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		if slices.ContainsFunc(scenarios, func(sc scenario) bool { return sc.feed && slices.Contains(o.ops, sc.name) }) {
 			progress("loading %d events into %s", feedEvents, kind)
 			if err := s.loadEvents(ctx, o.eventsPerRow); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	b.cells = b.newCells()
-	return b, nil
+	return nil
 }
 
 // build builds the service from the repository this tool stands in.

@@ -25,11 +25,12 @@ type cell struct {
 	samples  []*sample
 }
 
-// newCells lists the table's lines in the order a round runs them: per store
-// and scenario the references (pgbench or the Go loop, then the peer and the
-// floor at each concurrency), then the service with every binary and
-// variant (each followed, with -pgbouncer on PostgreSQL, by the same through
-// PgBouncer), at each concurrency, then at each rate.
+// newCells lists the table's lines in the order a round runs them: per kind
+// of store and scenario the references (pgbench or the Go loop, then the
+// peer and the floor at each concurrency), then the service with every
+// binary and variant (each followed, with -pgbouncer on PostgreSQL, by the
+// same through PgBouncer), at each concurrency, then at each rate; with
+// -own-schema, each binary on its own store.
 func (b *bench) newCells() []*cell {
 	o := b.o
 	variants := o.variants
@@ -39,6 +40,9 @@ func (b *bench) newCells() []*cell {
 	var cs []*cell
 	service := func(st *store, sc scenario, conns, rate int, d time.Duration) {
 		for _, bin := range b.bins {
+			if st.bin != "" && st.bin != bin {
+				continue
+			}
 			for _, v := range variants {
 				labels := []string{"service"}
 				if rate > 0 {
@@ -66,51 +70,24 @@ func (b *bench) newCells() []*cell {
 			}
 		}
 	}
+	// Per scenario, the stores of a kind (one per binary with -own-schema)
+	// take their turns, so that every build's cells of a scenario run close
+	// together; the first of a kind holds the references.
+	var kinds []string
 	for _, st := range b.stores {
+		if !slices.Contains(kinds, st.kind) {
+			kinds = append(kinds, st.kind)
+		}
+	}
+	for _, kind := range kinds {
 		for _, sc := range scenarios {
-			switch {
-			case !slices.Contains(o.ops, sc.name):
-				continue
-			case sc.name == "lag":
-				service(st, sc, 0, o.lagRate, o.lagDuration)
-				continue
-			case sc.measure != nil:
-				service(st, sc, 0, 0, 0)
-				continue
-			}
-			// A scenario sharing another's references gets them here only
-			// when that one is not measured too.
-			ref := scenarioNamed(sc.refName())
-			if ref.name == sc.name || !slices.Contains(o.ops, ref.name) {
-				if st.kind == "postgres" && slices.Contains(o.refs, "pgbench") {
-					for i, n := range o.pgbenchClients {
-						cs = append(cs, &cell{store: st, sc: ref, load: "pgbench", conns: n, ref: i == 0})
-					}
-				} else if st.kind == "sqlite" {
-					cs = append(cs, &cell{store: st, sc: ref, load: "Go loop", conns: 1, ref: true})
+			first := true
+			for _, st := range b.stores {
+				if st.kind != kind || !slices.Contains(o.ops, sc.name) {
+					continue
 				}
-			}
-			conns := o.conns
-			if st.kind == "sqlite" {
-				conns = o.sqliteConns
-			}
-			if conns == nil {
-				conns = []int{sc.conns}
-			}
-			if b.peer != "" && st.kind == "postgres" && slices.Contains(peerOps, sc.name) {
-				for _, n := range conns {
-					for _, r := range []string{peerRef, floorRef} {
-						if slices.Contains(o.refs, r) {
-							cs = append(cs, &cell{store: st, sc: sc, load: r, conns: n, server: r, bin: b.peer, env: peerEnv(o.env)})
-						}
-					}
-				}
-			}
-			for _, n := range conns {
-				service(st, sc, n, 0, 0)
-			}
-			for _, rate := range o.rates {
-				service(st, sc, 0, rate, 0)
+				b.scenarioCells(&cs, st, sc, first, service)
+				first = false
 			}
 		}
 	}
@@ -121,4 +98,52 @@ func (b *bench) newCells() []*cell {
 		}
 	}
 	return cs
+}
+
+// scenarioCells appends the cells of scenario sc on store st to cs: its
+// references when st holds them (refs), then the service's cells (service).
+func (b *bench) scenarioCells(cs *[]*cell, st *store, sc scenario, refs bool, service func(*store, scenario, int, int, time.Duration)) {
+	o := b.o
+	switch {
+	case sc.name == "lag":
+		service(st, sc, 0, o.lagRate, o.lagDuration)
+		return
+	case sc.measure != nil:
+		service(st, sc, 0, 0, 0)
+		return
+	}
+	// A scenario sharing another's references gets them here only when
+	// that one is not measured too.
+	ref := scenarioNamed(sc.refName())
+	if refs && (ref.name == sc.name || !slices.Contains(o.ops, ref.name)) {
+		if st.kind == "postgres" && slices.Contains(o.refs, "pgbench") {
+			for i, n := range o.pgbenchClients {
+				*cs = append(*cs, &cell{store: st, sc: ref, load: "pgbench", conns: n, ref: i == 0})
+			}
+		} else if st.kind == "sqlite" {
+			*cs = append(*cs, &cell{store: st, sc: ref, load: "Go loop", conns: 1, ref: true})
+		}
+	}
+	conns := o.conns
+	if st.kind == "sqlite" {
+		conns = o.sqliteConns
+	}
+	if conns == nil {
+		conns = []int{sc.conns}
+	}
+	if b.peer != "" && refs && st.kind == "postgres" && slices.Contains(peerOps, sc.name) {
+		for _, n := range conns {
+			for _, r := range []string{peerRef, floorRef} {
+				if slices.Contains(o.refs, r) {
+					*cs = append(*cs, &cell{store: st, sc: sc, load: r, conns: n, server: r, bin: b.peer, env: peerEnv(o.env)})
+				}
+			}
+		}
+	}
+	for _, n := range conns {
+		service(st, sc, n, 0, 0)
+	}
+	for _, rate := range o.rates {
+		service(st, sc, 0, rate, 0)
+	}
 }

@@ -58,6 +58,7 @@ type options struct {
 	refs               []string // the references: pgbench, peer, floor
 	peerDir            string   // the peer's sources; relative: from the repository root
 	bins               []string
+	ownSchema          bool // each binary on a database of its own, which only it migrated
 	profileDir         string
 	waitIdle, maxNoise float64
 	// The webhook's cells: the rate, window and drain of lag; the events
@@ -148,6 +149,7 @@ func parseOptions(args []string) (options, error) {
 		o.bins = append(o.bins, v)
 		return nil
 	})
+	fs.BoolVar(&o.ownSchema, "own-schema", false, "give each -bin a database of its own on each store, migrated by that binary alone, so that an older build runs on the schema it shipped with (its triggers included) rather than on the newest; the references run on the first binary's")
 	words(fs, &o.refs, "refs", "references of the PostgreSQL cells (the embedded store's is its Go loop): pgbench, and the peer and the floor built from -peer-dir for create, get, list and delete", refNames)
 	fs.StringVar(&o.peerDir, "peer-dir", "../shared/tools/peer", "the sources of the peer and the floor, built once per run; a relative path is from the repository root")
 	fs.BoolVar(&o.pgbouncer, "pgbouncer", false, "measure every PostgreSQL service cell once more through a PgBouncer in transaction mode that the run starts (/usr/sbin/pgbouncer, server pool 20), labelled \"service pgbouncer\"")

@@ -86,10 +86,10 @@ func (b *bench) report(w io.Writer) {
 }
 
 // referenceOf returns the cell c is compared with: the reference of its
-// store and of the scenario its ratio is taken against; nil for none.
+// kind of store and of the scenario its ratio is taken against; nil for none.
 func (b *bench) referenceOf(c *cell) *cell {
 	for _, r := range b.cells {
-		if r.ref && r.store == c.store && r.sc.name == c.sc.refName() {
+		if r.ref && r.store.kind == c.store.kind && r.sc.name == c.sc.refName() {
 			return r
 		}
 	}
@@ -108,7 +108,7 @@ func (b *bench) versus(c *cell, r string) string {
 		return "–"
 	}
 	for _, p := range b.cells {
-		if p.server == r && p.store == c.store && p.sc.name == c.sc.name && p.conns == c.conns {
+		if p.server == r && p.store.kind == c.store.kind && p.sc.name == c.sc.name && p.conns == c.conns {
 			return fmt.Sprintf("%.2f", pairedRatio(c, p))
 		}
 	}

@@ -94,7 +94,7 @@ func TestListTagReferencesReadFullTaggedPages(t *testing.T) {
 				dir := t.TempDir()
 				adapter, err = sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(dir, "plants.db")})
 				if err == nil {
-					s, err = openSQLite(dir)
+					s, err = openSQLite(dir, "plants.db")
 				}
 			} else {
 				u := pgtest.NewDatabase(t)

@@ -23,6 +23,9 @@ type store struct {
 	db    *sql.DB // one connection, for loading, checkpoints and sequences
 	admin *sql.DB // PostgreSQL's maintenance database, to drop the run's
 	name  string  // the PostgreSQL database's name
+	// bin is, with -own-schema, the one binary whose cells run on this
+	// store; "" for every binary.
+	bin string
 	// cursors are those of the pages of the preloaded event feed, taken by
 	// the first cell of a scenario of the feed (feedCursors).
 	cursors []string
@@ -54,9 +57,10 @@ func openPostgres(ctx context.Context, adminURL string) (*store, error) {
 	return s, nil
 }
 
-// openSQLite opens a fresh file with the store's own DSN.
-func openSQLite(dir string) (*store, error) {
-	path := filepath.Join(dir, "plants.db")
+// openSQLite opens a fresh file, named name in dir, with the store's own
+// DSN.
+func openSQLite(dir, name string) (*store, error) {
+	path := filepath.Join(dir, name)
 	db, err := sql.Open("sqlite", sqlite.DSN(path))
 	if err != nil {
 		return nil, err
