@@ -49,7 +49,7 @@ func (a *API) changePlant(w http.ResponseWriter, r *http.Request) {
 	}
 	buf := bodyPool.Get().(*[]byte)
 	defer bodyPool.Put(buf)
-	body, err := readBody(r, (*buf)[:0], a.maxBodyBytes)
+	body, err := readBody(w, r, (*buf)[:0], a.maxBodyBytes)
 	*buf = body[:0]
 	if err != nil {
 		a.refuseUnread(w, r, err)

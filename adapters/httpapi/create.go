@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/application"
@@ -40,7 +41,7 @@ func (a *API) createPlant(w http.ResponseWriter, r *http.Request) {
 	}
 	buf := bodyPool.Get().(*[]byte)
 	defer bodyPool.Put(buf)
-	body, err := readBody(r, (*buf)[:0], a.maxBodyBytes)
+	body, err := readBody(w, r, (*buf)[:0], a.maxBodyBytes)
 	*buf = body[:0]
 	if err != nil {
 		a.refuseUnread(w, r, err)
@@ -131,11 +132,21 @@ var bodyPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b
 // a client that went away); it is answered as a malformed body.
 var errUnreadable = &syntaxError{offset: -1, problem: "could not be read"}
 
-// readBody reads the whole body into buf, refusing more than limit bytes.
-func readBody(r *http.Request, buf []byte, limit int64) ([]byte, error) {
+// errBodyLate means the body was still arriving at the request's deadline;
+// it is answered as a malformed body, at the deadline.
+var errBodyLate = &syntaxError{offset: -1, problem: "not received within the request's deadline"}
+
+// readBody reads the whole body of r, answered through w, into buf,
+// refusing more than limit bytes. A body still arriving at the request's
+// deadline is cut off there: the store could no longer answer in time, and
+// the client learns so at the deadline rather than once it sent the rest.
+func readBody(w http.ResponseWriter, r *http.Request, buf []byte, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
 		return buf, errTooLarge
 	}
+	ctx := r.Context()
+	stop := context.AfterFunc(ctx, func() { _ = http.NewResponseController(w).SetReadDeadline(time.Now()) })
+	defer stop()
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
@@ -145,10 +156,12 @@ func readBody(r *http.Request, buf []byte, limit int64) ([]byte, error) {
 		if int64(len(buf)) > limit {
 			return buf, errTooLarge
 		}
-		if errors.Is(err, io.EOF) {
+		switch {
+		case errors.Is(err, io.EOF):
 			return buf, nil
-		}
-		if err != nil {
+		case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+			return buf, errBodyLate
+		case err != nil:
 			return buf, errUnreadable
 		}
 	}

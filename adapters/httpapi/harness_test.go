@@ -48,6 +48,7 @@ type serverConfig struct {
 	limits   ServerLimits
 	store    *memory.Store
 	maxConns int
+	timeout  time.Duration
 }
 
 type serverOption func(*serverConfig)
@@ -67,6 +68,9 @@ func withStore(s *memory.Store) serverOption { return func(c *serverConfig) { c.
 // withMaxConns caps the open connections (DefaultMaxConnections otherwise).
 func withMaxConns(n int) serverOption { return func(c *serverConfig) { c.maxConns = n } }
 
+// withRequestTimeout sets each request's deadline (none otherwise).
+func withRequestTimeout(d time.Duration) serverOption { return func(c *serverConfig) { c.timeout = d } }
+
 // startServer serves the API until the test ends.
 func startServer(t *testing.T, opts ...serverOption) *testServer {
 	t.Helper()
@@ -84,7 +88,7 @@ func startServer(t *testing.T, opts ...serverOption) *testServer {
 	log := slog.New(slog.NewJSONHandler(s.logs, nil))
 	deps := useCases(cfg.store, cfg.scopes)
 	deps.Verifier, deps.Log, deps.Metrics = s.keys.Verifier(t), log, s.metrics
-	api, err := New(Config{MaxBodyBytes: cfg.maxBody, OpenAPI: docs.OpenAPI}, deps)
+	api, err := New(Config{MaxBodyBytes: cfg.maxBody, OpenAPI: docs.OpenAPI, RequestTimeout: cfg.timeout}, deps)
 	if err != nil {
 		t.Fatal(err)
 	}
