@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/plantstore/plantstore/adapters/internal/requestid"
+	"github.com/plantstore/plantstore/domain"
 )
 
 // DefaultMaxBodyBytes is the request body limit when none is configured.
@@ -90,7 +91,7 @@ func New(cfg Config, deps Deps) (*API, error) {
 // routes is the route table: one line per operation.
 func (a *API) routes() *chi.Mux {
 	r := chi.NewRouter()
-	r.Use(a.observe, answerServerOptions)
+	r.Use(a.observe, a.refuseOtherVersions, answerServerOptions)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) { a.writeError(w, r, errNotFound) })
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		// chi answers a method it does not know (FOO, PRI) with 405 on every
@@ -131,6 +132,25 @@ func answerServerOptions(next http.Handler) http.Handler {
 		if r.Method == http.MethodOptions && r.RequestURI == "*" {
 			w.Header().Set("Content-Length", "0")
 			w.WriteHeader(http.StatusOK)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// errHTTPVersion refuses a request of an HTTP version other than 1.x, as
+// the listener refuses those net/http answers by itself (unparsed.go).
+var errHTTPVersion = &domain.FieldError{Field: "request", Problem: "HTTP version not supported; send HTTP/1.1"}
+
+// refuseOtherVersions refuses the one request of another HTTP version that
+// net/http hands to its handler, HTTP/2's connection preface ("PRI *
+// HTTP/2.0", for a handler that speaks h2c): 400 40002, and the connection
+// closes, since what follows the preface is HTTP/2's frames.
+func (a *API) refuseOtherVersions(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor != 1 {
+			w.Header().Set("Connection", "close")
+			a.writeError(w, r, errHTTPVersion)
 			return
 		}
 		next.ServeHTTP(w, r)

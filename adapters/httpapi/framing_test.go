@@ -119,6 +119,18 @@ func TestMalformedFramingOverRawConnections(t *testing.T) {
 		}
 	})
 
+	t.Run("HTTP/2's connection preface is refused as another HTTP version", func(t *testing.T) {
+		// net/http hands "PRI * HTTP/2.0" to the handler, for one that
+		// speaks h2c; the service speaks HTTP/1.x only.
+		e := s.rawExchange(t, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+		s.contract.CheckRefused(t, e.resp, e.body)
+		want := `{"error":40002,"message":"request: HTTP version not supported; send HTTP/1.1"}`
+		if e.resp.StatusCode != 400 || strings.TrimSpace(string(e.body)) != want || !e.resp.Close {
+			t.Errorf("got %d %s (close %v), want 400 %s on a closing connection", e.resp.StatusCode, e.body, e.resp.Close, want)
+		}
+		e.expectClosed(t)
+	})
+
 	t.Run("OPTIONS * is answered by the service", func(t *testing.T) {
 		e := s.rawExchange(t, "OPTIONS * HTTP/1.1\r\nHost: x\r\nX-Request-ID: server-options\r\n\r\n")
 		if e.resp.StatusCode != 200 || len(e.body) != 0 || e.resp.Header.Get("X-Request-ID") != "server-options" {
