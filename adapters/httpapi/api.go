@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -91,7 +92,7 @@ func New(cfg Config, deps Deps) (*API, error) {
 // routes is the route table: one line per operation.
 func (a *API) routes() *chi.Mux {
 	r := chi.NewRouter()
-	r.Use(a.observe, a.refuseOtherVersions, answerServerOptions)
+	r.Use(a.observe, answerServerOptions)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) { a.writeError(w, r, errNotFound) })
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		// chi answers a method it does not know (FOO, PRI) with 405 on every
@@ -138,25 +139,6 @@ func answerServerOptions(next http.Handler) http.Handler {
 	})
 }
 
-// errHTTPVersion refuses a request of an HTTP version other than 1.x, as
-// the listener refuses those net/http answers by itself (unparsed.go).
-var errHTTPVersion = &domain.FieldError{Field: "request", Problem: "HTTP version not supported; send HTTP/1.1"}
-
-// refuseOtherVersions refuses the one request of another HTTP version that
-// net/http hands to its handler, HTTP/2's connection preface ("PRI *
-// HTTP/2.0", for a handler that speaks h2c): 400 40002, and the connection
-// closes, since what follows the preface is HTTP/2's frames.
-func (a *API) refuseOtherVersions(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ProtoMajor != 1 {
-			w.Header().Set("Connection", "close")
-			a.writeError(w, r, errHTTPVersion)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
 // Drain makes every later response ask the client to close its connection
 // (Connection: close), so that clients reconnect, to other replicas once the
 // load balancers have noticed, while this one still answers.
@@ -167,7 +149,41 @@ func (a *API) Drain() { a.draining.Store(true) }
 func (a *API) InFlight() int { return int(a.inFlight.Load()) }
 
 // ServeHTTP serves one request.
-func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.router.ServeHTTP(w, r) }
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.ProtoMajor != 1 {
+		a.refuseVersion(w, r)
+		return
+	}
+	a.router.ServeHTTP(w, r)
+}
+
+// errHTTPVersion refuses a request of an HTTP version other than 1.x.
+var errHTTPVersion = &domain.FieldError{Field: "request", Problem: "HTTP version not supported; send HTTP/1.1"}
+
+// refuseVersion refuses the one request of another HTTP version that
+// net/http hands to its handler, HTTP/2's connection preface ("PRI *
+// HTTP/2.0", for a handler that speaks h2c), as the listener refuses the
+// others net/http answers by itself (unparsedAnswer: 400 40002, the short
+// access line, the route "unparsed"), on the connection taken from
+// net/http, which then closes: what follows the preface is HTTP/2's frames.
+func (a *API) refuseVersion(w http.ResponseWriter, r *http.Request) {
+	c, _, err := http.NewResponseController(w).Hijack()
+	if err != nil { // not served over a connection of its own
+		w.Header().Set("Connection", "close")
+		a.writeError(w, r, errHTTPVersion)
+		return
+	}
+	defer c.Close()
+	if c.SetDeadline(time.Now().Add(lingerTime)) != nil {
+		return
+	}
+	if _, err := c.Write(a.unparsedAnswer(errHTTPVersion.Error())); err != nil {
+		return
+	}
+	if cw, ok := c.(interface{ CloseWrite() error }); ok && cw.CloseWrite() == nil {
+		_, _ = io.CopyN(io.Discard, c, lingerBytes)
+	}
+}
 
 func (a *API) serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/yaml")

@@ -128,6 +128,10 @@ func TestMalformedFramingOverRawConnections(t *testing.T) {
 		if e.resp.StatusCode != 400 || strings.TrimSpace(string(e.body)) != want || !e.resp.Close {
 			t.Errorf("got %d %s (close %v), want 400 %s on a closing connection", e.resp.StatusCode, e.body, e.resp.Close, want)
 		}
+		// Logged and counted as the versions net/http refuses by itself.
+		if line := s.accessLine(t, e.resp.Header.Get("X-Request-ID")); !strings.Contains(line, `"route":"unparsed"`) || !strings.Contains(line, `"error":"request: HTTP version`) {
+			t.Errorf("access line %s", line)
+		}
 		e.expectClosed(t)
 	})
 
