@@ -55,5 +55,17 @@ func TestInjectionAttemptsAreStoredAsText(t *testing.T) {
 	if subjects != 1 {
 		t.Fatalf("%d access lines carry the forged subject intact, want 1", subjects)
 	}
+	// A subject of kilobytes is cut in the line, as a path is, never
+	// inside a character.
+	long := strings.Repeat("é", 2000)
+	r := s.do(t, "POST", "/plants", map[string]string{
+		"Authorization": "Bearer " + s.token(t, jwt.MapClaims{"sub": long}), "Content-Type": "application/json",
+		"X-Request-ID": "long-subject",
+	}, []byte(`{"id":2001,"name":"a"}`))
+	r.expect(t, 200, `{"name":"a"}`)
+	var record map[string]any
+	if err := json.Unmarshal([]byte(s.accessLine(t, "long-subject")), &record); err != nil || record["subject"] != long[:maxLoggedSubject] {
+		t.Fatalf("access line subject %q (%v), want the first %d bytes of the subject", record["subject"], err, maxLoggedSubject)
+	}
 	s.expectHealthy(t)
 }

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
 	"go.opentelemetry.io/otel/trace"
@@ -127,6 +128,24 @@ func logPath(r *http.Request) string {
 	return p[:cut]
 }
 
+// maxLoggedSubject bounds the token subject an access line repeats: a
+// token may carry a sub of kilobytes, which every line of its requests
+// would repeat in full.
+const maxLoggedSubject = 256
+
+// logSubject is the subject the access line shows: cut at
+// maxLoggedSubject bytes, never inside a character.
+func logSubject(s string) string {
+	if len(s) <= maxLoggedSubject {
+		return s
+	}
+	cut := maxLoggedSubject
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
 // errPanic is an unexpected fault; classify maps it to 50001.
 var errPanic = panicError{}
 
@@ -166,7 +185,7 @@ func (a *API) finish(r *http.Request, rw *recordingWriter, info *requestInfo, st
 			slog.Duration("duration", elapsed),
 			slog.Int("bytes", rw.bytes),
 			slog.String("request_id", info.id),
-			slog.String("subject", info.subject),
+			slog.String("subject", logSubject(info.subject)),
 			slog.String("trace_id", traceID(r.Context())),
 		)
 		return route
@@ -179,7 +198,7 @@ func (a *API) finish(r *http.Request, rw *recordingWriter, info *requestInfo, st
 		slog.Duration("duration", elapsed),
 		slog.Int("bytes", rw.bytes),
 		slog.String("request_id", info.id),
-		slog.String("subject", info.subject),
+		slog.String("subject", logSubject(info.subject)),
 	)
 	return route
 }
