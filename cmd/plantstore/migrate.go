@@ -21,10 +21,20 @@ func migrate(ctx context.Context, args []string, getenv func(string) (string, bo
 		storeModule(cfg),
 		fx.NopLogger,
 		fx.Invoke(func(m migrator, log *slog.Logger) error {
+			behind, err := m.SchemaBehind(ctx)
+			if err != nil {
+				return err
+			}
 			if err := m.Migrate(ctx); err != nil {
 				return err
 			}
-			log.Info("schema is up to date")
+			if behind {
+				// Another replica may have applied some of them meanwhile:
+				// either way the schema is now this build's.
+				log.Info("schema migrated: the migrations it lacked are applied")
+				return nil
+			}
+			log.Info("schema is up to date: no migration to apply")
 			return nil
 		}),
 	)
