@@ -43,13 +43,17 @@ func maskedEndpoint(v string) string {
 }
 
 // checkEndpoint refuses a value of variable k that is not an absolute
-// http:// or https:// URL with a host.
+// http:// or https:// URL with a host, or that has a query, which the
+// exporter would drop (and a base URL's /v1/traces would land in).
 func checkEndpoint(k, v string) error {
 	u, err := url.Parse(v)
-	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+	switch {
+	case err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "":
+		if u.RawQuery != "" || u.ForceQuery {
+			return fmt.Errorf("%s=%s: must have no query: OTLP/HTTP sends spans without one", k, maskedEndpoint(v))
+		}
 		return nil
-	}
-	if err == nil && u.User != nil {
+	case err == nil && u.User != nil:
 		v = u.Redacted() // a password in the URL stays out of the line
 	}
 	return fmt.Errorf("%s=%s: must be an http:// or https:// URL", k, v)

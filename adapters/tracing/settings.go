@@ -22,8 +22,8 @@ import (
 // Help is the section of `serve --help` on tracing: it is configured by
 // the standard OpenTelemetry variables, not by PLANTSTORE_* settings.
 const Help = `Tracing (OpenTelemetry, off unless an OTLP endpoint is set):
-  OTEL_EXPORTER_OTLP_ENDPOINT         OTLP/HTTP base URL, http:// or https://; traces go to its /v1/traces (default none: tracing off)
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT  full OTLP/HTTP URL of traces, http:// or https://; wins over the above
+  OTEL_EXPORTER_OTLP_ENDPOINT         OTLP/HTTP base URL, http:// or https://, no query; traces go to its /v1/traces (default none: tracing off)
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT  full OTLP/HTTP URL of traces, http:// or https://, no query; wins over the above
   OTEL_EXPORTER_OTLP_TIMEOUT          milliseconds one export may take, its retries included (default 10000)
   OTEL_EXPORTER_OTLP_TRACES_TIMEOUT   the same for traces; wins over the above
   OTEL_EXPORTER_OTLP_PROTOCOL         http/protobuf (the only one served; default http/protobuf)

@@ -64,6 +64,8 @@ func TestUnusableExportValuesAreRefusedNamingTheVariable(t *testing.T) {
 		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http:///v1"}, "OTEL_EXPORTER_OTLP_ENDPOINT=http:///v1: must be an http:// or https:// URL"},
 		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "grpc://c:4317"}, "OTEL_EXPORTER_OTLP_ENDPOINT=grpc://c:4317: must be an http:// or https:// URL"},
 		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "ftp://me:hunter2@c"}, "OTEL_EXPORTER_OTLP_ENDPOINT=ftp://me:xxxxx@c: must be an http:// or https:// URL"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318/?token=hunter2"}, "OTEL_EXPORTER_OTLP_ENDPOINT=http://c:4318/?xxxxx: must have no query: OTLP/HTTP sends spans without one"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318/v1/traces?"}, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://c:4318/v1/traces?: must have no query: OTLP/HTTP sends spans without one"},
 		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "c:4318/v1/traces"}, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=c:4318/v1/traces: must be an http:// or https:// URL"},
 		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_TIMEOUT": "10s"}, "OTEL_EXPORTER_OTLP_TIMEOUT=10s: must be a positive number of milliseconds"},
 		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "0"}, "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT=0: must be a positive number of milliseconds"},
