@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -173,16 +172,7 @@ func (a *API) refuseVersion(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, errHTTPVersion)
 		return
 	}
-	defer c.Close()
-	if c.SetDeadline(time.Now().Add(lingerTime)) != nil {
-		return
-	}
-	if _, err := c.Write(a.unparsedAnswer(errHTTPVersion.Error())); err != nil {
-		return
-	}
-	if cw, ok := c.(interface{ CloseWrite() error }); ok && cw.CloseWrite() == nil {
-		_, _ = io.CopyN(io.Discard, c, lingerBytes)
-	}
+	answerAndClose(c, a.unparsedAnswer(errHTTPVersion.Error()))
 }
 
 func (a *API) serveOpenAPI(w http.ResponseWriter, _ *http.Request) {

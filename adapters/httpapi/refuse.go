@@ -59,14 +59,23 @@ const (
 // shut first, and what the client still sends is read and dropped for a
 // short while, as refuseUnread does.
 func answerUnread(c net.Conn, answer []byte) {
-	defer c.Close()
+	var first [512]byte
 	if c.SetDeadline(time.Now().Add(lingerTime)) != nil {
+		c.Close()
 		return
 	}
-	var first [512]byte
 	if _, err := c.Read(first[:]); errors.Is(err, io.EOF) {
+		c.Close()
 		return // gone before asking: no one to answer
 	}
+	answerAndClose(c, answer)
+}
+
+// answerAndClose writes answer to c and closes it: the write side first,
+// then what the client still sends is read and dropped for a short while,
+// so that the kernel does not reset the connection over the answer.
+func answerAndClose(c net.Conn, answer []byte) {
+	defer c.Close()
 	if c.SetDeadline(time.Now().Add(lingerTime)) != nil {
 		return
 	}
