@@ -50,7 +50,9 @@ func TestThePreviousReleaseNeverDeliversAnEnvelope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Down(ctx); err == nil || !strings.Contains(err.Error(), "PLANTSTORE_WEBHOOK_PAYLOAD=plant") {
+	// Down to the release before envelopes, through any later migration.
+	const beforeEnvelopes = 20261201000000
+	if _, err := p.DownTo(ctx, beforeEnvelopes); err == nil || !strings.Contains(err.Error(), "PLANTSTORE_WEBHOOK_PAYLOAD=plant") {
 		t.Fatalf("migrating down with envelopes waiting: %v; want a refusal that says what to do", err)
 	}
 	var outcomes []application.Settlement
@@ -60,7 +62,7 @@ func TestThePreviousReleaseNeverDeliversAnEnvelope(t *testing.T) {
 	if err := s.Settle(ctx, outcomes); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Down(ctx); err != nil {
+	if _, err := p.DownTo(ctx, beforeEnvelopes); err != nil {
 		t.Fatalf("migrating down once every envelope was delivered: %v", err)
 	}
 	var tables int
