@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/plantstore/plantstore/adapters/internal/plantjson"
 	"github.com/plantstore/plantstore/domain"
 )
 
@@ -38,12 +39,19 @@ type Delivery struct {
 	Plant domain.Plant
 }
 
-// plantJSON is a plant as JSON carries it. Members this version does not
-// know are ignored, so that a receiver keeps working when events grow.
+// PlantItem is the delivered plant as the service renders it (PlantItem:
+// its id, then every other member it has), for a receiver that shows or
+// passes on the whole plant without naming its fields.
+func (d Delivery) PlantItem() []byte { return plantjson.AppendItem(nil, d.Plant) }
+
+// plantJSON is a plant as JSON carries it: its id, which must be there
+// (every integer is an id, 0 included), and its other members as the
+// service renders them (plantjson.Plant), so that a field added to the
+// plant reaches receivers without an edit here. Members this version does
+// not know are ignored, so that a receiver keeps working when events grow.
 type plantJSON struct {
-	ID   *int64  `json:"id"`
-	Name *string `json:"name"`
-	Tag  *string `json:"tag"`
+	ID              *int64 `json:"id"`
+	plantjson.Plant `json:",inline"`
 }
 
 // bodyJSON is either body: a plant's members, or an envelope's, which has
@@ -131,8 +139,8 @@ func decodeBody(body []byte) (Delivery, error) {
 
 // decodePlant applies the plant rules to a plant as JSON carried it.
 func decodePlant(in plantJSON) (domain.Plant, error) {
-	if in.ID == nil || in.Name == nil {
-		return domain.Plant{}, errors.New("the body lacks id or name")
+	if in.ID == nil {
+		return domain.Plant{}, errors.New("the body lacks id")
 	}
-	return domain.RestorePlant(domain.PlantFields{ID: *in.ID, Name: *in.Name, Tag: in.Tag})
+	return domain.RestorePlant(in.Fields(*in.ID))
 }

@@ -63,13 +63,23 @@ func listen(ctx context.Context, args []string, getenv func(string) (string, boo
 	var mu sync.Mutex
 	out := json.NewEncoder(stdout)
 	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: webhook.NewReceiver(secret, func(d webhook.Delivery) {
-		line := map[string]any{"webhook_id": d.ID, "sent": d.Sent.UTC().Format(time.RFC3339), "id": int64(d.Plant.ID()), "name": d.Plant.Name().String()}
-		if t := d.Plant.Tag(); t.IsSet() {
-			line["tag"] = t.String()
+		// The plant's members as the service renders them, whatever its
+		// fields, then what the delivery adds.
+		line := map[string]json.RawMessage{}
+		if err := json.Unmarshal(d.PlantItem(), &line); err != nil {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(stderr, "webhooks listen: delivery %s: %v\n", d.ID, err)
+			return
 		}
+		set := func(member string, value any) { line[member], _ = json.Marshal(value) }
+		set("webhook_id", d.ID)
+		set("sent", d.Sent.UTC().Format(time.RFC3339))
 		if d.Type != "" {
-			line["type"], line["event"], line["number"] = d.Type, d.EventID, d.Number
-			line["committed"] = d.Committed.UTC().Format(time.RFC3339Nano)
+			set("type", d.Type)
+			set("event", d.EventID)
+			set("number", d.Number)
+			set("committed", d.Committed.UTC().Format(time.RFC3339Nano))
 		}
 		mu.Lock()
 		defer mu.Unlock()

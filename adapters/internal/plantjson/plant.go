@@ -41,6 +41,17 @@ var options = json.JoinOptions(
 	jsontext.AllowInvalidUTF8(true),
 )
 
+// Fields are the plant of id that p carries, as the plant rules take them:
+// the reverse of FromDomain, an optional member left out (or empty, which
+// the service never renders) absent.
+func (p Plant) Fields(id int64) domain.PlantFields {
+	f := domain.PlantFields{ID: id, Name: p.Name}
+	if p.Tag != "" {
+		f.Tag = &p.Tag
+	}
+	return f
+}
+
 // AppendItem appends p as a PlantItem: {"id":7,"name":"...","tag":"..."}.
 func AppendItem(dst []byte, p domain.Plant) []byte { return appendItem(dst, FromDomain(p)) }
 

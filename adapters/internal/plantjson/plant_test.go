@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	jsonv2 "github.com/go-json-experiment/json"
+
 	"github.com/plantstore/plantstore/domain"
 )
 
@@ -113,5 +115,29 @@ func checkSame(t *testing.T, it Item) {
 	got := appendItem(nil, it)
 	if !json.Valid(got) {
 		t.Errorf("item %q: %s is not JSON", it.Name, got)
+	}
+}
+
+// A plant read back from the item AppendItem renders, through Fields, is the
+// plant rendered: with every field set (every field of domain.PlantFields,
+// found by reflection, so that a field Fields leaves out fails here) and
+// with every optional one left out. Receivers read plants so.
+func TestFieldsReadBackTheRenderedPlant(t *testing.T) {
+	every, err := domain.RestorePlant(longestFields(t, "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []domain.Plant{every, mustPlant(t, 1, "Fern", nil)} {
+		var in struct {
+			ID    int64 `json:"id"`
+			Plant `json:",inline"`
+		}
+		if err := jsonv2.Unmarshal(AppendItem(nil, p), &in); err != nil {
+			t.Fatal(err)
+		}
+		got, err := domain.RestorePlant(in.Fields(in.ID))
+		if err != nil || got != p {
+			t.Errorf("read back %s, %v; rendered %s", AppendItem(nil, got), err, AppendItem(nil, p))
+		}
 	}
 }
