@@ -17,7 +17,7 @@
 --
 -- A key entry holds at most 2,704 bytes. The longest line is about 1.2 KB
 -- (a name of 200 and a tag of 64 characters of four bytes each,
--- TestTheLargestPlantFitsTheFeedsKey); a field that could make an item
+-- TestTheLargestPlantsEventsAreRead); a field that could make an item
 -- longer than 2.5 KB must not reach the line.
 --
 -- Adding a stored generated column rewrites the table, which holds at most
