@@ -15,15 +15,16 @@ import (
 const AnyETag = "*"
 
 // Condition makes a call conditional on the plant's stored state (RFC 9110
-// §13): the service checks it atomically with the write, and answers
-// ErrPreconditionFailed, changing nothing, when it does not hold. Make one
-// with IfMatch or IfNoneMatch. A call may take several; each is sent as it
-// is, so that the service, not the client, decides which it honours.
+// §13). Make one with IfMatch or IfNoneMatch. A call may take several; each
+// is sent as it is, so that the service, not the client, decides which it
+// honours.
 //
-// What the service honours (PRODUCT.md §10): IfMatch on Change and Delete;
-// IfNoneMatch on Get, where a match answers ErrNotModified instead of the
-// plant. From v4 of the API also IfNoneMatch on Change and Delete, and
-// IfMatch on Get (ErrPreconditionFailed when it does not hold).
+// What the service honours (PRODUCT.md §10): both on Change, Delete and
+// Get, IfMatch first. On Change and Delete it checks them atomically with
+// the write and answers ErrPreconditionFailed, changing nothing, when one
+// does not hold. On Get, an IfMatch that does not hold answers
+// ErrPreconditionFailed, and an IfNoneMatch that matches answers
+// ErrNotModified instead of the plant.
 type Condition struct {
 	header string
 	etags  []string

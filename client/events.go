@@ -105,7 +105,8 @@ func (f *Feed) Cursor() string {
 // Events yields the events that follow the feed's cursor, a page per
 // request, until it reaches the end (a page with fewer events than asked),
 // the caller's break, the end of ctx, or an error: then it yields a zero
-// Event with the error (ctx's, when it ended) and stops. The cursor moves
+// Event with the error (one that errors.Is matches with ctx's, when it
+// ended) and stops. The cursor moves
 // past each event yielded. The feed has no end: walking it again later
 // yields the events committed since, none twice, none skipped.
 func (f *Feed) Events(ctx context.Context) iter.Seq2[Event, error] {

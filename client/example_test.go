@@ -19,7 +19,7 @@ func Example() {
 	ctx := context.Background()
 	c, err := client.New("http://localhost:8080", client.WithToken(os.Getenv("PLANTSTORE_TOKEN")))
 	if err != nil {
-		log.Fatal(err) // a malformed address, or no token
+		log.Fatal(err) // a malformed address, or an empty token
 	}
 
 	// A create is idempotent by id: the same plant sent again is a success.

@@ -38,7 +38,8 @@ type Page struct {
 // List lists the plants that opts selects, one page after another (a
 // request per page, following the service's Link rel="next") until the
 // last page, the caller's break, the end of ctx, or an error: then it
-// yields a zero Plant with the error (ctx's, when it ended) and stops. Walking every page lists each plant that exists
+// yields a zero Plant with the error (one that errors.Is matches with
+// ctx's, when it ended) and stops. Walking every page lists each plant that exists
 // for the whole walk exactly once, whatever is created or deleted meanwhile.
 //
 //	for p, err := range c.List(ctx, client.ListOptions{Tag: "aroid"}) {

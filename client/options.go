@@ -33,7 +33,8 @@ func WithToken(token string) Option {
 // WithTokenSource asks source for the bearer token before every request, so
 // that tokens that expire can be renewed (source may cache one until shortly
 // before its exp). When source fails, the request is not sent and the call
-// fails with its error, wrapped. It replaces WithToken.
+// fails with its error, wrapped. Of WithToken and WithTokenSource, the one
+// given last is used.
 func WithTokenSource(source func(ctx context.Context) (string, error)) Option {
 	return func(s *settings) error {
 		if source == nil {
