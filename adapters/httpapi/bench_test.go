@@ -173,16 +173,17 @@ func (w *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
 // BenchmarkConnLimitTrack is what the connection limit costs a request on
 // a keep-alive connection: the server reports it active, then idle again.
 func BenchmarkConnLimitTrack(b *testing.B) {
-	l := newConnLimit(64, connHooks{open: func(int) {}})
+	l := newConnLimit(64, 64, connHooks{open: func(int) {}})
 	conns := make([]net.Conn, 64)
 	for i := range conns {
 		c, other := net.Pipe()
 		b.Cleanup(func() { _ = c.Close(); _ = other.Close() })
-		conns[i] = c
-		if !l.admit(c) {
+		admitted, _ := l.admit(c, clientKey{})
+		if admitted == nil {
 			b.Fatal("not admitted")
 		}
-		l.track(c, http.StateIdle)
+		conns[i] = admitted
+		l.track(admitted, http.StateIdle)
 	}
 	b.ReportAllocs()
 	i := 0

@@ -1,96 +1,90 @@
 package httpapi
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"sync"
 	"time"
 )
 
-// ConnLimit caps the connections an HTTP server holds open. Every open
-// connection costs a goroutine and its buffers, and while a request is
-// served, its body: without a cap, idle keep-alive clients or a stall under
-// load grow memory until the kernel kills the process. With one, memory and
-// goroutines stay bounded whatever clients do.
+// ConnLimit caps the connections an HTTP server holds open, in total and
+// for each client address. Every open connection costs a goroutine and its
+// buffers, and while a request is served, its body: without a cap, idle
+// keep-alive clients or a stall under load grow memory until the kernel
+// kills the process. With one, memory and goroutines stay bounded whatever
+// clients do; with a share for each client address, no one client can fill
+// the cap and keep the others out.
 //
-// At the cap a new connection takes the place of the one that has been idle
-// (a keep-alive connection between requests) the longest, as nginx does: a
-// client that is not using its connection gives way to one that wants to.
-// When no connection is idle, the new one is answered with a canned
-// refusal as soon as its request starts to arrive, without its request
-// being read, and closed. Refusing is bounded
-// too: with refusalsInFlight refusals in progress, the listener stops
-// accepting until one ends or room is made, and the connections behind it
-// wait in the kernel's listen queue, to be answered in their turn rather
-// than closed unanswered.
+// A connection counts from its accept until it closes, or until its last
+// answer is out and it is only closing (net/http lingers half a second on
+// such a connection, so that its client reads the answer rather than a
+// reset). At the cap, or at its client's share, a new connection takes the
+// place of one that is not in a request, as nginx does for idle ones: first
+// the one that has waited the longest for its first request head, once it
+// has waited waitingGrace (a client that opened a connection and sent no
+// whole request since has done nothing yet, and a slowloris client never
+// will), then the one idle the longest (a keep-alive connection between
+// requests). At its client's share only that
+// client's own connections give way. When none can, the new connection is
+// answered with a canned refusal as soon as its request starts to arrive,
+// without its request being read, and closed.
+//
+// Refusing is bounded too: with refusalsInFlight refusals in progress, the
+// listener stops accepting until one ends or room is made, and the
+// connections behind it wait in the kernel's listen queue, to be answered
+// in their turn rather than closed unanswered. One client address may have
+// its share of them in progress; its connections beyond that are
+// closed at once, unanswered, so that its flood never holds up the listener
+// for the others.
 type ConnLimit struct {
-	max   int
-	hooks connHooks
+	max            int // connections counted at once
+	perClient      int // of them, from one client address
+	clientRefusals int // refusals in progress for one client address
+	hooks          connHooks
 
-	mu    sync.Mutex
-	conns map[net.Conn]*trackedConn
-	idle  idleList // the one idle the longest first
+	mu      sync.Mutex
+	open    int                      // connections counted
+	closing int                      // answered connections closing, no longer counted
+	clients map[clientKey]*clientUse // what each client address holds
+	waiting connList                 // counted connections with no request yet, the oldest first
+	idle    connList                 // counted keep-alive connections between requests, idle the longest first
 
 	refusing chan struct{} // a slot per refusal in progress
 	room     chan struct{} // told, without blocking, when a connection turns idle or closes
 }
 
+// clientUse is what one client address holds of the limit.
+type clientUse struct {
+	open     int // connections counted
+	refusing int // refusals in progress
+}
+
 // connHooks are what the owner of a ConnLimit answers, logs and counts.
 type connHooks struct {
-	// refusal is the whole answer to a connection refused at the cap; it
-	// logs and counts the refusal.
-	refusal func() []byte
-	// closedIdle is told of an idle connection closed to make room.
-	closedIdle func(idleFor time.Duration)
-	// open is told how many connections are open, whenever that changes.
+	// refusal is the whole answer to a connection refused at the cap (or,
+	// with ofClient, at its client's share); it logs and counts the
+	// refusal.
+	refusal func(ofClient bool) []byte
+	// shed is told of a connection closed for the limit's sake: to make
+	// room (evictedIdle, evictedWaiting), at the head's deadline
+	// (headTimeout) or at once when its client has refusals enough in
+	// progress (dropped); waited is how long it was idle, or had waited
+	// for its request.
+	shed func(why shedReason, waited time.Duration)
+	// open is told how many connections are counted, whenever that changes.
 	open func(n int)
 }
 
-// trackedConn is what the limit knows of one open connection. A connection
-// turns idle and active again with every request, so the idle list is
-// threaded through the connections themselves: following one costs no
-// allocation.
-type trackedConn struct {
-	conn       net.Conn
-	prev, next *trackedConn // its neighbours in ConnLimit.idle while idle
-	idle       bool
-	since      time.Time // when it last became idle
-}
+// shedReason is why the limit closed a connection.
+type shedReason int
 
-// idleList is the idle connections, in the order they became idle.
-type idleList struct {
-	front, back *trackedConn
-	n           int
-}
-
-func (l *idleList) pushBack(t *trackedConn) {
-	t.prev, t.next, t.idle = l.back, nil, true
-	if l.back != nil {
-		l.back.next = t
-	} else {
-		l.front = t
-	}
-	l.back = t
-	l.n++
-}
-
-func (l *idleList) remove(t *trackedConn) {
-	if !t.idle {
-		return
-	}
-	if t.prev != nil {
-		t.prev.next = t.next
-	} else {
-		l.front = t.next
-	}
-	if t.next != nil {
-		t.next.prev = t.prev
-	} else {
-		l.back = t.prev
-	}
-	t.prev, t.next, t.idle = nil, nil, false
-	l.n--
-}
+const (
+	evictedIdle shedReason = iota
+	evictedWaiting
+	headTimeout
+	dropped
+)
 
 // DefaultMaxConnections is the service's default cap on the API listener's
 // open connections. Each connection busy with a body at the default limit
@@ -100,155 +94,196 @@ func (l *idleList) remove(t *trackedConn) {
 // process past 128 MiB (docs/operations.md, "Admission").
 const DefaultMaxConnections = 512
 
+// waitingGrace is how long a new connection may wait for its first request
+// before it can be closed to make room: its request is on its way, or in
+// the kernel's buffer for the server to read, and closing it would fail a
+// request that was sent. Past it, such a connection is the first to give
+// way.
+const waitingGrace = time.Second
+
 // refusalsInFlight bounds the refusals being answered at once, each a
 // goroutine that waits at most lingerTime for the request and lingerTime
 // for the client to close: a flood of connections beyond
 // the cap costs that much and no more, the rest of it waiting in the
-// kernel's listen queue.
+// kernel's listen queue. A client address's part of them is its share of
+// the cap's part of them.
 const refusalsInFlight = 64
 
-func newConnLimit(max int, hooks connHooks) *ConnLimit {
+// newConnLimit caps the open connections at max (DefaultMaxConnections when
+// not positive), and those of one client address at perClient (the whole
+// cap when not positive or over it).
+func newConnLimit(max, perClient int, hooks connHooks) *ConnLimit {
 	if max <= 0 {
 		max = DefaultMaxConnections
 	}
+	if perClient <= 0 || perClient > max {
+		perClient = max
+	}
 	return &ConnLimit{
-		max:      max,
-		hooks:    hooks,
-		conns:    make(map[net.Conn]*trackedConn, max),
-		refusing: make(chan struct{}, refusalsInFlight),
-		room:     make(chan struct{}, 1),
+		max:            max,
+		perClient:      perClient,
+		clientRefusals: (refusalsInFlight*perClient + max - 1) / max,
+		hooks:          hooks,
+		clients:        make(map[clientKey]*clientUse),
+		refusing:       make(chan struct{}, refusalsInFlight),
+		room:           make(chan struct{}, 1),
 	}
 }
 
 // Limit caps ln, the listener srv serves, and makes the limit follow the
-// states of srv's connections (it sets srv.ConnState, keeping a hook set
-// before). srv must serve the listener returned, and that listener must be
-// the outermost: the limit knows a connection by what its Accept returns.
+// states of srv's connections (it sets srv.ConnState and srv.ConnContext,
+// keeping hooks set before). srv must serve the listener returned, and that
+// listener must be the outermost: the limit knows a connection by what its
+// Accept returns.
 func (l *ConnLimit) Limit(srv *http.Server, ln net.Listener) net.Listener {
-	before := srv.ConnState
+	beforeState, beforeContext := srv.ConnState, srv.ConnContext
 	srv.ConnState = func(c net.Conn, s http.ConnState) {
 		l.track(c, s)
-		if before != nil {
-			before(c, s)
+		if beforeState != nil {
+			beforeState(c, s)
 		}
+	}
+	srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		if beforeContext != nil {
+			ctx = beforeContext(ctx, c)
+		}
+		if lc, ok := c.(*limitedConn); ok && lc.limit == l {
+			ctx = context.WithValue(ctx, limitedConnKey{}, lc)
+		}
+		return ctx
 	}
 	return &limitedListener{Listener: ln, limit: l, closed: make(chan struct{})}
 }
 
-// openCount is how many connections the limit holds open now.
+// openCount is how many connections the limit counts now.
 func (l *ConnLimit) openCount() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return len(l.conns)
+	return l.open
 }
 
-type limitedListener struct {
-	net.Listener
-	limit *ConnLimit
-
-	closeOnce sync.Once
-	closed    chan struct{} // closed by Close, to end a wait for a refusal
-}
-
-// Accept returns the next connection the cap admits, and refuses the others
-// itself.
-func (ln *limitedListener) Accept() (net.Conn, error) {
-	for {
-		c, err := ln.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		admitted, err := ln.limit.admitOrRefuse(c, ln.closed)
-		if err != nil {
-			return nil, err
-		}
-		if admitted {
-			return c, nil
-		}
-	}
-}
-
-func (ln *limitedListener) Close() error {
-	ln.closeOnce.Do(func() { close(ln.closed) })
-	return ln.Listener.Close()
-}
-
-// admitOrRefuse admits c, or refuses it in the background and reports that
-// it did not admit it. With the most refusals in progress it waits for one
-// to end, or for room to be made, which admits c after all; the
-// connections accepted after c wait meanwhile in the kernel's queue. When
-// the listener closes first, c is closed and the error is net.ErrClosed.
-func (l *ConnLimit) admitOrRefuse(c net.Conn, closed <-chan struct{}) (bool, error) {
-	for {
-		if l.admit(c) {
-			return true, nil
-		}
-		select {
-		case l.refusing <- struct{}{}:
-			answer := l.hooks.refusal()
-			go func() {
-				defer func() { <-l.refusing }()
-				answerUnread(c, answer)
-			}()
-			return false, nil
-		case <-l.room:
-		case <-closed:
-			_ = c.Close()
-			return false, net.ErrClosed
-		}
-	}
-}
-
-// admit counts c as open when there is room, or room can be made by closing
-// the connection idle the longest, and reports whether it did.
-func (l *ConnLimit) admit(c net.Conn) bool {
+// admit counts c, from client, as open when there is room, or room can be
+// made by closing a connection not in a request, and returns it as the
+// server is to see it. It returns nil when there is none, and whether it
+// was the client's share that was full.
+func (l *ConnLimit) admit(c net.Conn, client clientKey) (admitted *limitedConn, ofClient bool) {
+	now := time.Now()
 	l.mu.Lock()
-	var evicted net.Conn
-	var idleFor time.Duration
-	if len(l.conns) >= l.max {
-		oldest := l.idle.front
-		if oldest == nil {
-			l.mu.Unlock()
-			return false
+	use := l.clients[client]
+	var evicted *limitedConn
+	switch {
+	case use != nil && use.open >= l.perClient && l.perClient < l.max:
+		if evicted = l.waiting.firstOf(&client, now); evicted == nil {
+			evicted = l.idle.firstOf(&client, time.Time{})
 		}
-		evicted, idleFor = oldest.conn, time.Since(oldest.since)
-		l.forget(evicted)
+		if evicted == nil {
+			l.mu.Unlock()
+			return nil, true
+		}
+	case l.open >= l.max:
+		if evicted = l.waiting.firstOf(nil, now); evicted == nil {
+			evicted = l.idle.front
+		}
+		if evicted == nil {
+			l.mu.Unlock()
+			return nil, false
+		}
 	}
-	l.conns[c] = &trackedConn{conn: c}
-	l.hooks.open(len(l.conns))
+	var why shedReason
+	var waited time.Duration
+	if evicted != nil {
+		why, waited = evictedWaiting, now.Sub(evicted.since)
+		if evicted.phase == phaseIdle {
+			why = evictedIdle
+		}
+		l.uncount(evicted, phaseGone)
+	}
+	if use = l.clients[client]; use == nil {
+		use = &clientUse{}
+		l.clients[client] = use
+	}
+	admitted = &limitedConn{Conn: c, limit: l, client: client, phase: phaseWaiting, since: now}
+	use.open++
+	l.open++
+	l.waiting.pushBack(admitted)
+	l.hooks.open(l.open)
 	l.mu.Unlock()
 	if evicted != nil {
-		// Its server goroutine, waiting for a next request, sees the
-		// connection closed and ends; the limit has forgotten it already.
-		_ = evicted.Close()
-		l.hooks.closedIdle(idleFor)
+		// Its server goroutine, waiting for a request, sees the
+		// connection closed and ends; the limit has stopped counting it.
+		_ = evicted.Conn.Close()
+		l.hooks.shed(why, waited)
 	}
-	return true
+	return admitted, false
 }
 
 // track follows a connection's state as the server reports it. A
-// connection the limit does not know (closed to make room, or accepted by
-// another listener) is left alone.
+// connection the limit does not count (closed to make room, closing, or
+// accepted by another listener) is left alone, but for its close.
 func (l *ConnLimit) track(c net.Conn, s http.ConnState) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	t, ok := l.conns[c]
-	if !ok {
+	lc, ok := c.(*limitedConn)
+	if !ok || lc.limit != l {
 		return
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	switch s {
 	case http.StateIdle:
-		l.idle.remove(t)
-		t.since = time.Now()
-		l.idle.pushBack(t)
+		if !lc.counted() {
+			return
+		}
+		l.unlist(lc)
+		lc.phase, lc.since = phaseIdle, time.Now()
+		lc.sent.Store(false)
+		l.idle.pushBack(lc)
 		l.roomMade()
 	case http.StateActive:
-		l.idle.remove(t)
+		if !lc.counted() {
+			return
+		}
+		l.unlist(lc)
+		lc.phase = phaseActive
 	case http.StateClosed, http.StateHijacked:
 		// A hijacked connection is its handler's to bound.
-		l.forget(c)
-		l.hooks.open(len(l.conns))
+		switch {
+		case lc.phase == phaseClosing:
+			l.closing--
+		case lc.counted():
+			l.uncount(lc, phaseGone)
+		}
+		lc.phase = phaseGone
 		l.roomMade()
+	}
+}
+
+// uncount stops counting lc, which is left in phase. The caller holds mu.
+func (l *ConnLimit) uncount(lc *limitedConn, phase connPhase) {
+	l.unlist(lc)
+	lc.phase = phase
+	use := l.clients[lc.client]
+	use.open--
+	l.forgetIdleClient(lc.client, use)
+	l.open--
+	l.hooks.open(l.open)
+}
+
+// forgetIdleClient drops client from the map once it holds nothing, so
+// that the map stays as small as what is counted. The caller holds mu.
+func (l *ConnLimit) forgetIdleClient(client clientKey, use *clientUse) {
+	if use.open == 0 && use.refusing == 0 {
+		delete(l.clients, client)
+	}
+}
+
+// unlist takes lc out of the list of its phase, if it is in one. The
+// caller holds mu.
+func (l *ConnLimit) unlist(lc *limitedConn) {
+	switch {
+	case !lc.listed:
+	case lc.phase == phaseWaiting:
+		l.waiting.remove(lc)
+	case lc.phase == phaseIdle:
+		l.idle.remove(lc)
 	}
 }
 
@@ -259,12 +294,4 @@ func (l *ConnLimit) roomMade() {
 	case l.room <- struct{}{}:
 	default:
 	}
-}
-
-// forget stops counting c. The caller holds mu.
-func (l *ConnLimit) forget(c net.Conn) {
-	if t := l.conns[c]; t != nil {
-		l.idle.remove(t)
-	}
-	delete(l.conns, c)
 }

@@ -47,6 +47,30 @@ func (l *ConnLimit) idleCount() int {
 	return l.idle.n
 }
 
+// busyCount is how many connections the limit counts in a request.
+func (l *ConnLimit) busyCount() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.open - l.idle.n - l.waiting.n
+}
+
+// holdBusy opens a connection to addr that sends the start of a create and
+// no more, so that its request holds its place, and waits until the limit
+// counts busy of them in a request. The connection closes when the test
+// ends.
+func holdBusy(t *testing.T, l *ConnLimit, addr string, busy int) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	t.Cleanup(func() { conn.Close() })
+	start, _ := slowCreate(bearer(t), 1000+busy, "holds its place")
+	_, err = io.WriteString(conn, start)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return l.busyCount() == busy }, closeBound, time.Millisecond,
+		"%d connections in a request, want %d", l.busyCount(), busy)
+	return conn
+}
+
 // awaitIdle waits, within a bound, until the limit holds n connections idle:
 // net/http marks a connection idle after its answer is out, so the client
 // may read the answer first.
@@ -172,8 +196,7 @@ func TestAtTheConnectionLimitWithNoneIdleANewConnectionIsAnswered503(t *testing.
 // so this catches that in about half its runs.
 func TestAnHTTPClientRefusedAtTheCapGetsThe503(t *testing.T) {
 	s := startServer(t, withMaxConns(1))
-	s.dial(t) // holds the one place, sending nothing
-	require.Eventually(t, func() bool { return s.conns.openCount() == 1 }, closeBound, time.Millisecond)
+	holdBusy(t, s.conns, strings.TrimPrefix(s.url, "http://"), 1)
 	hc := &http.Client{Transport: &http.Transport{}, Timeout: closeBound}
 	defer hc.CloseIdleConnections()
 	authorization := "Bearer " + s.token(t, nil)
@@ -241,8 +264,7 @@ func expectUnansweredFor(t *testing.T, conn net.Conn, d time.Duration) {
 // answered 503 once a refusal ends.
 func TestRefusalsBeyondTheirBoundWaitTheirTurn(t *testing.T) {
 	s := startServer(t, withMaxConns(1))
-	s.dial(t) // holds the one place, sending nothing
-	require.Eventually(t, func() bool { return s.conns.openCount() == 1 }, closeBound, time.Millisecond)
+	holdBusy(t, s.conns, strings.TrimPrefix(s.url, "http://"), 1)
 	giveBackOne := fillRefusals(t, s.conns)
 
 	waiting := s.dial(t)
@@ -267,8 +289,7 @@ func TestRefusalsBeyondTheirBoundWaitTheirTurn(t *testing.T) {
 // meanwhile, and served.
 func TestAConnectionWaitingToBeRefusedIsServedWhenRoomIsMade(t *testing.T) {
 	s := startServer(t, withMaxConns(1))
-	holder := s.dial(t)
-	require.Eventually(t, func() bool { return s.conns.openCount() == 1 }, closeBound, time.Millisecond)
+	holder := holdBusy(t, s.conns, strings.TrimPrefix(s.url, "http://"), 1)
 	fillRefusals(t, s.conns)
 
 	waiting := s.dial(t)
@@ -299,8 +320,7 @@ func TestClosingTheListenerEndsAWaitForARefusal(t *testing.T) {
 		t.Cleanup(func() { conn.Close() })
 		return conn
 	}
-	dial()
-	require.Eventually(t, func() bool { return conns.openCount() == 1 }, closeBound, time.Millisecond)
+	holdBusy(t, conns, l.addr, 1)
 	fillRefusals(t, conns)
 	waiting := dial()
 	expectUnansweredFor(t, waiting, 50*time.Millisecond)
@@ -389,7 +409,7 @@ type limitedServer struct {
 func serveLimited(t *testing.T, max int) limitedServer {
 	t.Helper()
 	api := newTestAPI(t, seededStore(t), 0)
-	l := limitedServer{api: api, srv: NewServer(api, ServerLimits{}, slog.New(slog.DiscardHandler)), conns: api.ConnLimit(max), served: make(chan error, 1)}
+	l := limitedServer{api: api, srv: NewServer(api, ServerLimits{}, slog.New(slog.DiscardHandler)), conns: api.ConnLimit(Admission{MaxConnections: max}), served: make(chan error, 1)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	l.addr = ln.Addr().String()

@@ -105,7 +105,7 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		message = id
 		a.deps.Log.ErrorContext(r.Context(), "request failed", "request_id", id, "error", err.Error())
 	case p.showErr:
-		message = err.Error()
+		message = messageOf(err)
 	}
 	h := w.Header()
 	switch p.code {
@@ -137,6 +137,21 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		h.Set("Retry-After", retryAfterSeconds)
 	}
 	writeErrorBody(w, p.status, p.code, message)
+}
+
+// maxProblemsNamed bounds how many problems an error message names, as
+// maxUnknownNamed does for a body's unknown fields: a query string can carry
+// thousands of them, and the answer stays small whatever was sent.
+const maxProblemsNamed = 5
+
+// messageOf is the message of err for clients: its text, naming at most
+// maxProblemsNamed of its field problems and counting the rest.
+func messageOf(err error) string {
+	var problems domain.FieldErrors
+	if !errors.As(err, &problems) || len(problems) <= maxProblemsNamed {
+		return err.Error()
+	}
+	return problems[:maxProblemsNamed].Error() + "; and " + strconv.Itoa(len(problems)-maxProblemsNamed) + " more problems"
 }
 
 // quoteSafe keeps a value inside a quoted-string of a header: RFC 6750 allows

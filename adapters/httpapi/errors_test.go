@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -85,5 +87,33 @@ func TestErrorTable(t *testing.T) {
 	r := s.create(t, `{"id":3,"name":"a","color":"green"}`)
 	if !strings.Contains(r.body, `"message":"color: unknown field"`) {
 		t.Fatalf("the message must name the field: %s", r.body)
+	}
+}
+
+// However many parameters a request gets wrong, its error body stays small:
+// the message names the first maxProblemsNamed problems and counts the rest,
+// as it does for a body's unknown fields.
+func TestAnErrorBodyNamesAFewProblemsWhateverTheRequest(t *testing.T) {
+	s := startServer(t, withStore(seededStore(t)))
+	many := func(param string) string {
+		params := make([]string, 1500)
+		for i := range params {
+			params[i] = strings.ReplaceAll(param, "N", strconv.Itoa(i))
+		}
+		return strings.Join(params, "&")
+	}
+	for _, c := range []struct{ name, path string }{
+		{"unknown parameters of a list", "/plants?" + many("pN=1")},
+		{"a parameter repeated", "/plants?" + many("limit=N")},
+		{"unknown parameters of a read", "/plants/1?" + many("pN=1")},
+		{"unknown parameters of the feed", "/events?" + many("pN=1")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := s.call(t, http.MethodGet, c.path)
+			r.expectError(t, http.StatusBadRequest, "40002")
+			if len(r.body) > 1024 || !strings.Contains(r.body, "; and 1495 more problems") {
+				t.Fatalf("a %d-byte body: %.300s…; want at most 1 KB naming five problems and counting the rest", len(r.body), r.body)
+			}
+		})
 	}
 }

@@ -43,12 +43,12 @@ type testServer struct {
 
 // serverConfig is what a test may change of its server.
 type serverConfig struct {
-	maxBody  int64
-	scopes   application.Scopes
-	limits   ServerLimits
-	store    *memory.Store
-	maxConns int
-	timeout  time.Duration
+	maxBody int64
+	scopes  application.Scopes
+	limits  ServerLimits
+	store   *memory.Store
+	adm     Admission
+	timeout time.Duration
 }
 
 type serverOption func(*serverConfig)
@@ -66,7 +66,11 @@ func withLimits(l ServerLimits) serverOption { return func(c *serverConfig) { c.
 func withStore(s *memory.Store) serverOption { return func(c *serverConfig) { c.store = s } }
 
 // withMaxConns caps the open connections (DefaultMaxConnections otherwise).
-func withMaxConns(n int) serverOption { return func(c *serverConfig) { c.maxConns = n } }
+func withMaxConns(n int) serverOption { return func(c *serverConfig) { c.adm.MaxConnections = n } }
+
+// withClientShare caps the open connections of one client address (the
+// whole cap otherwise).
+func withClientShare(n int) serverOption { return func(c *serverConfig) { c.adm.PerClient = n } }
 
 // withRequestTimeout sets each request's deadline (none otherwise).
 func withRequestTimeout(d time.Duration) serverOption { return func(c *serverConfig) { c.timeout = d } }
@@ -74,7 +78,7 @@ func withRequestTimeout(d time.Duration) serverOption { return func(c *serverCon
 // startServer serves the API until the test ends.
 func startServer(t *testing.T, opts ...serverOption) *testServer {
 	t.Helper()
-	cfg := serverConfig{scopes: everyScope, store: memory.New(), maxConns: DefaultMaxConnections}
+	cfg := serverConfig{scopes: everyScope, store: memory.New()}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -97,7 +101,7 @@ func startServer(t *testing.T, opts ...serverOption) *testServer {
 		t.Fatal(err)
 	}
 	srv := NewServer(api, cfg.limits, log)
-	s.conns = api.ConnLimit(cfg.maxConns)
+	s.conns = api.ConnLimit(cfg.adm)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(s.conns.Limit(srv, api.Listener(ln))) }()
 	t.Cleanup(func() {

@@ -50,7 +50,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}),
 		shedConnections: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "plantstore_http_connections_shed_total",
-			Help: "Connections the API listener shed at its connection limit, by action: closed_idle (an idle keep-alive connection closed to make room) or refused (a new connection answered 503 unread).",
+			Help: "Connections the API listener shed to keep its connection limit for clients that use it, by action: closed_idle (an idle keep-alive connection closed to make room), closed_no_request (one that had sent no whole request closed to make room), head_timeout (closed for not sending a request head in time), refused (a new connection answered 503 unread at the cap), refused_client (the same at its client address's share) or dropped (closed unanswered, its client address having refusals enough in progress).",
 		}, []string{"action"}),
 	}
 	if reg == nil {
@@ -112,8 +112,8 @@ func createOutcome(o application.Outcome, err error) string {
 	return outcome("created", err)
 }
 
-// connectionShed counts what the connection limit did: closed_idle or
-// refused.
+// connectionShed counts what the connection limit did: closed_idle,
+// closed_no_request, head_timeout, refused, refused_client or dropped.
 func (m *metrics) connectionShed(action string) {
 	m.shedConnections.WithLabelValues(action).Inc()
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -29,25 +30,37 @@ type exchange struct {
 // hanging it.
 func (s *testServer) rawExchange(t *testing.T, raw string) exchange {
 	t.Helper()
+	e, err := s.tryExchange(raw)
+	if e.conn != nil {
+		t.Cleanup(func() { e.conn.Close() })
+	}
+	if err != nil {
+		t.Fatalf("%.60q: %v", raw, err)
+	}
+	return e
+}
+
+// tryExchange is rawExchange that returns what went wrong. The connection
+// it opened, if any, is the caller's to close.
+func (s *testServer) tryExchange(raw string) (exchange, error) {
 	conn, err := net.Dial("tcp", strings.TrimPrefix(s.url, "http://"))
 	if err != nil {
-		t.Fatal(err)
+		return exchange{}, err
 	}
-	t.Cleanup(func() { conn.Close() })
 	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
 	if _, err := io.WriteString(conn, raw); err != nil {
-		t.Fatal(err)
+		return exchange{conn: conn}, err
 	}
 	br := bufio.NewReader(conn)
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
-		t.Fatalf("%.60q: no response: %v", raw, err)
+		return exchange{conn: conn}, fmt.Errorf("no response: %w", err)
 	}
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatalf("%.60q: reading the body: %v", raw, err)
+		return exchange{conn: conn}, fmt.Errorf("reading the body: %w", err)
 	}
-	return exchange{resp: resp, body: b, conn: conn, r: br}
+	return exchange{resp: resp, body: b, conn: conn, r: br}, nil
 }
 
 // checkAPI validates an answer of the API against the OpenAPI document.

@@ -26,6 +26,9 @@ func (a *API) refuseUnread(w http.ResponseWriter, r *http.Request, err error) {
 	// Without full duplex, net/http would drain the body before the answer.
 	_ = rc.EnableFullDuplex()
 	w.Header().Set("Connection", "close")
+	// The last answer on this connection: its place is free for another
+	// client from here.
+	answeredLast(r.Context())
 	a.writeError(w, r, err)
 	if rc.Flush() != nil {
 		return

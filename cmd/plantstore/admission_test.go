@@ -21,26 +21,67 @@ import (
 	"github.com/plantstore/plantstore/adapters/jwtauth/jwttest"
 )
 
-// The connection limits reach both listeners: PLANTSTORE_MAX_CONNECTIONS the
-// API's, whose refusal is the contract's 503, and the admin listener's fixed
-// cap. What a client meets at a limit is tested in adapters/httpapi.
+// The connection limits reach both listeners: PLANTSTORE_MAX_CONNECTIONS
+// and PLANTSTORE_MAX_CONNECTIONS_PER_CLIENT the API's, whose refusals are
+// the contract's 503, and the admin listener's fixed cap. What a client
+// meets at a limit is tested in adapters/httpapi.
 func TestConnectionLimitsReachTheListeners(t *testing.T) {
 	cfg, err := loadConfig("serve", nil, envOf(nil), io.Discard)
 	require.NoError(t, err)
 	if cfg.API.MaxConnections != httpapi.DefaultMaxConnections {
 		t.Errorf("PLANTSTORE_MAX_CONNECTIONS defaults to %d, the adapter to %d", cfg.API.MaxConnections, httpapi.DefaultMaxConnections)
 	}
+	if share := cfg.API.admission().PerClient; share != httpapi.DefaultMaxConnections/4 {
+		t.Errorf("PLANTSTORE_MAX_CONNECTIONS_PER_CLIENT comes to %d by default, want a quarter of the cap", share)
+	}
 
-	s := startService(t, storeURLs()["sqlite"](t), map[string]string{"PLANTSTORE_MAX_CONNECTIONS": "2"})
-	// Connections that have sent nothing yet are not idle: none can make
-	// room.
-	holdSilent(t, s.api)
-	holdSilent(t, s.api)
+	s := startService(t, storeURLs()["sqlite"](t), map[string]string{
+		"PLANTSTORE_MAX_CONNECTIONS":            "3",
+		"PLANTSTORE_MAX_CONNECTIONS_PER_CLIENT": "2",
+	})
+	// Connections in a request cannot make room.
+	holdBusy(t, s, loopback(1))
+	holdBusy(t, s, loopback(1))
 	require.Eventually(t, func() bool {
 		_, metrics := adminGet(s.admin, "/metrics")
 		return openConnections(metrics) == 2
 	}, 10*time.Second, 10*time.Millisecond, "the API listener never counted the two connections held")
-	c, err := net.Dial("tcp", strings.TrimPrefix(s.api, "http://"))
+	expectRefused(t, s, loopback(1), "this client address holds its share")
+	holdBusy(t, s, loopback(2))
+	expectRefused(t, s, loopback(2), "the service is at its connection limit")
+
+	for range adminMaxConnections {
+		holdSilent(t, s.admin)
+	}
+	resp, body := refusedAt(t, s.admin, "GET /healthz HTTP/1.1\r\nHost: plantstore\r\n\r\n")
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("the admin listener at its limit answered %d %q", resp.StatusCode, body)
+	}
+}
+
+// loopback is the loopback address 127.0.0.n, a client address of its own.
+func loopback(n byte) *net.TCPAddr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, n)} }
+
+// holdBusy opens a connection from the address from to s's API that sends
+// the start of a create and no more, so that its request holds its place
+// until the test ends.
+func holdBusy(t *testing.T, s *service, from *net.TCPAddr) {
+	t.Helper()
+	d := net.Dialer{LocalAddr: from}
+	c, err := d.Dial("tcp", strings.TrimPrefix(s.api, "http://"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	_, err = fmt.Fprintf(c, "POST /plants HTTP/1.1\r\nHost: plantstore\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+		jwttest.New(t).Token(t, nil))
+	require.NoError(t, err)
+}
+
+// expectRefused asks s's API for a plant on a new connection from the
+// address from and expects the 503 50301 whose message begins with message.
+func expectRefused(t *testing.T, s *service, from *net.TCPAddr, message string) {
+	t.Helper()
+	d := net.Dialer{LocalAddr: from}
+	c, err := d.Dial("tcp", strings.TrimPrefix(s.api, "http://"))
 	require.NoError(t, err)
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
@@ -52,16 +93,8 @@ func TestConnectionLimitsReachTheListeners(t *testing.T) {
 	req, err := http.NewRequest(http.MethodGet, s.api+"/plants/1", nil)
 	require.NoError(t, err)
 	s.contract.Check(t, req, resp, body)
-	if resp.StatusCode != http.StatusServiceUnavailable || !strings.HasPrefix(string(body), `{"error":50301,`) {
-		t.Fatalf("the API at its limit answered %d %s, want 503 50301", resp.StatusCode, body)
-	}
-
-	for range adminMaxConnections {
-		holdSilent(t, s.admin)
-	}
-	resp, body = refusedAt(t, s.admin, "GET /healthz HTTP/1.1\r\nHost: plantstore\r\n\r\n")
-	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
-		t.Fatalf("the admin listener at its limit answered %d %q", resp.StatusCode, body)
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.HasPrefix(string(body), `{"error":50301,"message":"`+message) {
+		t.Fatalf("from %v: %d %s, want 503 50301 %q", from.IP, resp.StatusCode, body, message)
 	}
 }
 
@@ -126,6 +159,8 @@ func TestMemoryAtTheConnectionLimitStaysUnderTheManifestLimit(t *testing.T) {
 	p := startProcess(t, storeURLs()["sqlite"](t), map[string]string{
 		"GOMEMLIMIT":                 "96MiB",
 		"PLANTSTORE_MAX_CONNECTIONS": strconv.Itoa(conns),
+		// Every connection comes from one address: it may hold them all.
+		"PLANTSTORE_MAX_CONNECTIONS_PER_CLIENT": strconv.Itoa(conns),
 	})
 	addr := strings.TrimPrefix(p.api, "http://")
 	token := jwttest.New(t).Token(t, nil)

@@ -33,8 +33,10 @@ func TestAStallUnderLoadKeepsTheServiceBounded(t *testing.T) {
 	direct := pgtest.NewDatabase(t)
 	proxy, proxied := pgproxy.Start(t, direct)
 	p := startProcess(t, proxied, map[string]string{
-		"PLANTSTORE_MAX_CONNECTIONS":  strconv.Itoa(maxConns),
-		"PLANTSTORE_DB_QUERY_TIMEOUT": deadline.String(),
+		"PLANTSTORE_MAX_CONNECTIONS": strconv.Itoa(maxConns),
+		// Every client comes from one address: it may hold the whole cap.
+		"PLANTSTORE_MAX_CONNECTIONS_PER_CLIENT": strconv.Itoa(maxConns),
+		"PLANTSTORE_DB_QUERY_TIMEOUT":           deadline.String(),
 	})
 	addr := strings.TrimPrefix(p.api, "http://")
 	token := jwttest.New(t).Token(t, nil)

@@ -91,6 +91,15 @@ func prepare(command string, args []string, getenv func(string) (string, bool), 
 		case v.Env == "PLANTSTORE_WEBHOOK_YIELD_AT" && v.Value == "auto":
 			s.value = strconv.Itoa(int(cfg.Webhook.YieldAt))
 			s.note = fmt.Sprintf("%s auto: 8 × GOMAXPROCS %d", v.Origin, runtime.GOMAXPROCS(0))
+		case v.Env == "PLANTSTORE_MAX_CONNECTIONS_PER_CLIENT":
+			adm := cfg.API.admission()
+			s.value = strconv.Itoa(adm.PerClient)
+			switch {
+			case v.Value == "auto":
+				s.note = fmt.Sprintf("%s auto: a quarter of PLANTSTORE_MAX_CONNECTIONS %d", v.Origin, adm.MaxConnections)
+			case int(cfg.API.MaxConnectionsPerClient) > adm.MaxConnections:
+				s.note = v.Origin + "; cut to PLANTSTORE_MAX_CONNECTIONS"
+			}
 		case v.Env == "PLANTSTORE_JWT_SECRET_FILE" && st.dev:
 			s.value, s.note = devSecretPath, "--dev: the development secret, created on first use; never in production"
 		}
