@@ -28,9 +28,12 @@ import (
 // smaller one. The feed is therefore in (xid, number) order, and a page
 // reads only events whose xid is below its snapshot's xmin: every
 // transaction below it has ended, so no event can ever be committed behind
-// a position a page hands out. A page that is not full hands out (xmin, 0):
-// past everything it read, and before everything still to commit, so a
-// reader that keeps polling moves on with the horizon. A plant's events are
+// a position a page hands out. A page that is not full hands out the
+// position past its last event's transaction, (xid + 1, 0): past everything
+// it read, and before everything still to commit, on this server and on a
+// standby promoted in its place, whose next transaction ids may be below
+// the old primary's horizon but never below a transaction whose events it
+// has (feedPage). A plant's events are
 // in the order of its writes since each statement holds its plants'
 // advisory locks before it gets an xid (lockPlants).
 //
@@ -46,7 +49,7 @@ import (
 // (docs/operations.md, "The event feed").
 
 // feedRow is the row readFeedPages answers for one reader: its number in
-// the batch, the horizon, the time and the floor, and the lines of the
+// the batch, the time and the floor, and the lines of the
 // rows of plant_events its page takes: their count and the lines, one an
 // event (an item is JSON, in which a line break is always escaped), in feed
 // order; NULL for an empty page. An event's line is its transaction id,
@@ -57,7 +60,6 @@ import (
 // those it did not take included.
 type feedRow struct {
 	N           int64          `db:"n"`
-	Horizon     string         `db:"horizon"` // xid8, as text
 	Now         time.Time      `db:"now"`
 	FloorXID    string         `db:"floor_xid"`
 	FloorNumber int64          `db:"floor_number"`
@@ -90,7 +92,7 @@ type feedRow struct {
 // event feed"). Nothing here renders JSON: the service renders each event
 // around its item.
 const feedPagesQuery = `
-SELECT q.n, h.horizon::text AS horizon, h.now, f.xid::text AS floor_xid, f.number AS floor_number,
+SELECT q.n, h.now, f.xid::text AS floor_xid, f.number AS floor_number,
        p.count, p.lines, p.rows, p.row_events
 FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS horizon, statement_timestamp() AS now) AS h
 CROSS JOIN plant_event_floor AS f

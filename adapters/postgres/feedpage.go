@@ -16,10 +16,6 @@ import (
 // complete unless bound cut it short: when it is not full and read bound
 // rows, more rows may hold events it should have taken.
 func feedPage(r feedRow, q application.FeedQuery, bound int) (page application.EventPage, complete bool, err error) {
-	horizon, err := strconv.ParseUint(r.Horizon, 10, 64)
-	if err != nil {
-		return application.EventPage{}, false, fmt.Errorf("feed horizon %q: %w", r.Horizon, err)
-	}
 	floor, err := position(r.FloorXID, r.FloorNumber)
 	if err != nil {
 		return application.EventPage{}, false, err
@@ -27,7 +23,12 @@ func feedPage(r feedRow, q application.FeedQuery, bound int) (page application.E
 	if q.HasAfter && (q.After.At.Before(r.Now.Add(-time.Duration(q.Retention))) || before(q.After, floor)) {
 		return application.EventPage{}, true, application.ErrFeedExpired
 	}
-	page, last, err := pageOfEvents(r, q.After, q.Limit)
+	after := q.After
+	if !q.HasAfter {
+		// From the start: the first events kept follow the floor.
+		after = floor
+	}
+	page, last, err := pageOfEvents(r, after, q.Limit)
 	if err != nil {
 		return application.EventPage{}, false, err
 	}
@@ -36,9 +37,17 @@ func feedPage(r feedRow, q application.FeedQuery, bound int) (page application.E
 		if r.Rows >= bound {
 			return application.EventPage{}, false, nil
 		}
-		// Every event below the horizon that follows q.After is on the page.
-		if past := (application.FeedPosition{Tx: horizon}); before(last, past) {
-			page.Next = past
+		// Every event below the horizon that follows q.After is on the
+		// page, every transaction of the last one's included: the page
+		// goes on from past that transaction. Not from the horizon, though
+		// every transaction below it has ended: a promoted standby never
+		// learnt the transaction ids the old primary handed out without
+		// writing them to the standby (rollbacks, transactions of other
+		// databases), and hands them out again, below an old primary's
+		// horizon. The last event's own transaction the standby has: it
+		// confirmed its commit before the page could read it (confirm.go).
+		if page.Count > 0 {
+			page.Next = application.FeedPosition{Tx: last.Tx + 1}
 		}
 	}
 	page.Next.At = r.Now.Truncate(time.Microsecond)

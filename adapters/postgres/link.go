@@ -29,6 +29,17 @@ import (
 // sent and closed. A dial without a link is therefore never a session's.
 type dialer struct{ d net.Dialer }
 
+// sessionDialer dials the store's sessions. A call that writes waits on
+// its session without a deadline (see session.begin), so a server or a
+// network that dies under it must end it some other way: keepalive probes
+// find an idle socket whose peer is gone in idle + count × interval, about
+// ten seconds, and the user timeout (userTimeout) one whose sent data goes
+// unacknowledged as long.
+var sessionDialer = net.Dialer{
+	KeepAliveConfig: net.KeepAliveConfig{Enable: true, Idle: 4 * time.Second, Interval: 2 * time.Second, Count: 3},
+	Control:         userTimeout(10 * time.Second),
+}
+
 // cancelTimeout bounds a cancel request (see dialer): the dial, a TLS
 // handshake where the URL asks for one, the request and the server's
 // close, about four round trips. A server that is up answers at once; one

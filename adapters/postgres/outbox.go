@@ -118,7 +118,7 @@ func (s *Store) outboxDB() (*sqlx.DB, error) {
 			s.outboxErr = err
 			return
 		}
-		s.outbox = sqlx.NewDb(sql.OpenDB(newSessions(c, s.readOnlySeen, s.cfg.QueryTimeout)), "postgres")
+		s.outbox = sqlx.NewDb(sql.OpenDB(newSessions(c, s.watch, s.cfg.QueryTimeout)), "postgres")
 		conns := outboxConns + len(s.cfg.Receivers)
 		s.outbox.SetMaxOpenConns(conns)
 		s.outbox.SetMaxIdleConns(conns)
@@ -148,7 +148,10 @@ func (s *Store) Receivers() []string { return slices.Clone(s.cfg.Receivers) }
 // unpacked ones (retries, and the rest of unpacked rows) that fell due no
 // later than url's oldest packed row's commit, then packed ones. A claim
 // that comes short leaves later due events to the next, which the
-// dispatcher makes as soon as an attempt ends.
+// dispatcher makes as soon as an attempt ends. Events are claimed only as
+// the synchronous standby has confirmed them (confirm.go): a claim that
+// cannot be confirmed in time claims nothing, its events coming back when
+// their lease ends.
 func (s *Store) ClaimDue(ctx context.Context, url string, now time.Time, lease time.Duration, limit int) ([]application.Event, error) {
 	if limit <= 0 {
 		return nil, nil
@@ -159,6 +162,21 @@ func (s *Store) ClaimDue(ctx context.Context, url string, now time.Time, lease t
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
+	if err := s.confirmed(ctx, s.watch.losses.Load()); err != nil {
+		return nil, err
+	}
+	events, err := s.claimDue(ctx, db, url, now, lease, limit)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.confirmed(ctx, s.watch.losses.Load()); err != nil {
+		return nil, err
+	}
+	return events, nil
+}
+
+// claimDue is ClaimDue's claim, on db.
+func (s *Store) claimDue(ctx context.Context, db *sqlx.DB, url string, now time.Time, lease time.Duration, limit int) ([]application.Event, error) {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	token := hex.EncodeToString(b[:])

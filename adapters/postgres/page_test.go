@@ -50,7 +50,7 @@ func TestPageOfRefusesItemsOutOfOrder(t *testing.T) {
 // said a whole second would look up to a second older than it is.
 func TestFeedPositionsExpireAtTheRetention(t *testing.T) {
 	now := time.Date(2026, 11, 26, 10, 0, 0, 987654000, time.UTC)
-	r := feedRow{N: 1, Horizon: "100", Now: now, FloorXID: "0"}
+	r := feedRow{N: 1, Now: now, FloorXID: "0"}
 	for _, tt := range []struct {
 		age     time.Duration
 		expired bool

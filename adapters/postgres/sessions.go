@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"sync/atomic"
 	"time"
 
 	"github.com/lib/pq"
@@ -20,7 +19,9 @@ import (
 //   - A session never waits past its caller's deadline (see link): a login
 //     that never completes, a statement stuck in a network that drops
 //     packets, fail at the deadline instead of when TCP gives up, and the
-//     session is dropped.
+//     session is dropped. A call that writes is the exception: its commit
+//     may be waiting for the synchronous standby, and is never cut short
+//     (writeCalls); the caller is answered at its deadline all the same.
 //   - A statement whose commit PostgreSQL reports with a warning (a wait
 //     for the synchronous standby that was cancelled or cut short) fails
 //     with errUnconfirmed instead of succeeding (see unconfirmed.go).
@@ -30,30 +31,46 @@ import (
 //     this, each would fail every request sent on it until its lifetime
 //     ended, while new sessions (target_session_attrs=read-write) would
 //     reach the new primary.
+//   - What the server or the network did to a session, and which server a
+//     new session reached, is told to the store's serverWatch, which
+//     decides when what the store reads must be confirmed (confirm.go).
 type sessions struct {
-	pq *pq.Connector
-	// readOnlySeen counts the store's meetings with a read-only server; a
-	// session opened before the latest is retired.
-	readOnlySeen *atomic.Uint64
+	pq    *pq.Connector
+	watch *serverWatch
 	// loginTimeout bounds the dial and login of a new session, whatever
 	// context database/sql opens it with (its own opener's has no end).
 	loginTimeout time.Duration
 }
 
 // newSessions is the connector of a pool of the store's sessions to
-// PostgreSQL through c.
-func newSessions(c *pq.Connector, readOnlySeen *atomic.Uint64, loginTimeout time.Duration) sessions {
-	c.Dialer(dialer{})
-	return sessions{pq: c, readOnlySeen: readOnlySeen, loginTimeout: loginTimeout}
+// PostgreSQL through c, each login bounded by the query timeout, and by no
+// less than minLoginTimeout.
+func newSessions(c *pq.Connector, watch *serverWatch, queryTimeout time.Duration) sessions {
+	c.Dialer(dialer{d: sessionDialer})
+	return sessions{pq: c, watch: watch, loginTimeout: max(queryTimeout, minLoginTimeout)}
 }
 
+// minLoginTimeout is the least time a login is given: several round trips
+// (the connection, the start-up, authentication, the server's start time),
+// which a query timeout of milliseconds would leave no session to open on
+// a busy machine. A caller waiting for the session still gives up at its
+// own deadline.
+const minLoginTimeout = time.Second
+
 func (c sessions) Connect(ctx context.Context) (driver.Conn, error) {
-	born := c.readOnlySeen.Load()
+	born := c.watch.readOnlySeen.Load()
 	ctx, cancel := context.WithTimeout(ctx, c.loginTimeout)
 	defer cancel()
 	l := &link{}
 	stop := context.AfterFunc(ctx, l.sever)
 	conn, err := c.pq.Connect(withLink(ctx, l))
+	var started string
+	if err == nil {
+		started, err = serverStarted(ctx, conn)
+		if err != nil {
+			_ = conn.Close()
+		}
+	}
 	if !stop() && err == nil {
 		// Cut at the deadline: whatever the login got to, the session's
 		// socket is unusable.
@@ -63,7 +80,8 @@ func (c sessions) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &session{Conn: conn, nc: l.conn(), born: born, readOnlySeen: c.readOnlySeen}
+	c.watch.meet(started)
+	s := &session{Conn: conn, nc: l.conn(), born: born, watch: c.watch}
 	pq.SetNoticeHandler(conn, s.notice)
 	return s, nil
 }
@@ -74,7 +92,7 @@ func (c sessions) Driver() driver.Driver { return c.pq.Driver() }
 // read-only.
 func (s *Store) noteReadOnly(err error) {
 	if pqErr := pq.As(err); pqErr != nil && pqErr.Code == pqerror.ReadOnlySQLTransaction {
-		s.readOnlySeen.Add(1)
+		s.watch.readOnlySeen.Add(1)
 	}
 }
 
@@ -86,9 +104,9 @@ func (s *Store) noteReadOnly(err error) {
 // every other call to lib/pq's connection.
 type session struct {
 	driver.Conn
-	nc           net.Conn // the socket under lib/pq's connection
-	born         uint64
-	readOnlySeen *atomic.Uint64
+	nc    net.Conn // the socket under lib/pq's connection
+	born  uint64
+	watch *serverWatch
 	// warning is the latest warning the server sent during the current
 	// call. database/sql hands a session to one goroutine at a time, and
 	// lib/pq calls the notice handler from the read of the call that
@@ -114,33 +132,58 @@ func writing(ctx context.Context) context.Context { return context.WithValue(ctx
 // errConnLost is a connection lost during a write: its outcome is unknown.
 var errConnLost = fmt.Errorf("connection lost during a write: %w", io.ErrUnexpectedEOF)
 
-func (c *session) stale() bool { return c.born != c.readOnlySeen.Load() }
+func (c *session) stale() bool { return c.born != c.watch.readOnlySeen.Load() }
 
-// begin starts a call under ctx: the socket fails reads and writes past
-// ctx's deadline (a call without one clears the last call's), and warnings
-// from before are forgotten.
-func (c *session) begin(ctx context.Context) {
-	if c.nc != nil {
-		deadline, _ := ctx.Deadline()
-		_ = c.nc.SetDeadline(deadline)
-	}
+// begin starts a call under ctx and returns the context to hand lib/pq:
+// warnings from before are forgotten, and the socket fails reads and
+// writes past ctx's deadline (a call without one clears the last call's).
+// A call that writes is neither cut nor cancelled at that deadline: lib/pq
+// gets a context that never ends, and the socket no deadline, so that a
+// commit waiting for the synchronous standby goes on waiting, not visible,
+// until the standby confirms it (writeCalls). A server that dies, or a
+// network that does, ends the call by the socket's keepalive
+// (sessionDialer).
+func (c *session) begin(ctx context.Context) context.Context {
 	c.warning = nil
 	c.writes = ctx.Value(writingKey{}) != nil
+	deadline, _ := ctx.Deadline()
+	if c.writes {
+		if c.nc != nil {
+			_ = c.nc.SetDeadline(time.Time{})
+		}
+		c.watch.writes.begin(c, deadline)
+		return context.WithoutCancel(ctx)
+	}
+	if c.nc != nil {
+		_ = c.nc.SetDeadline(deadline)
+	}
+	return ctx
 }
 
 // end finishes a call that returned err: a warning the server sent with a
 // commit (see unconfirming) makes the call's outcome unknown, whatever err
-// says, and so does a connection lost during a write (see writing).
+// says, and so does a connection lost during a write (see writing). What
+// the call met is told to the watch.
 func (c *session) end(err error) error {
-	w := c.warning
-	if w != nil {
+	if c.writes {
+		c.watch.writes.end(c)
+	}
+	if w := c.warning; w != nil {
 		c.warning = nil
-		return &unconfirmedError{warning: w, err: err}
+		err = &unconfirmedError{warning: w, err: err}
+	} else if c.writes && errors.Is(err, driver.ErrBadConn) {
+		err = errConnLost
 	}
-	if c.writes && errors.Is(err, driver.ErrBadConn) {
-		return errConnLost
-	}
+	c.watch.noteEnd(err)
 	return err
+}
+
+// sever cuts the session's socket: every read and write on it fails at
+// once, and lib/pq drops the session.
+func (c *session) sever() {
+	if c.nc != nil {
+		_ = c.nc.SetDeadline(past)
+	}
 }
 
 // usable reports whether lib/pq still holds the session good. A call on
@@ -197,7 +240,7 @@ func (c *session) ResetSession(ctx context.Context) error {
 }
 
 func (c *session) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	c.begin(ctx)
+	ctx = c.begin(ctx)
 	tx, err := c.Conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
 	if err != nil {
 		return nil, c.end(err)
@@ -206,7 +249,7 @@ func (c *session) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx
 }
 
 func (c *session) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	c.begin(ctx)
+	ctx = c.begin(ctx)
 	st, err := c.Conn.(driver.ConnPrepareContext).PrepareContext(ctx, query)
 	if err != nil {
 		return nil, c.end(err)
@@ -218,7 +261,7 @@ func (c *session) QueryContext(ctx context.Context, query string, args []driver.
 	if !c.usable() {
 		return nil, driver.ErrBadConn
 	}
-	c.begin(ctx)
+	ctx = c.begin(ctx)
 	rows, err := c.Conn.(driver.QueryerContext).QueryContext(ctx, query, args)
 	if err != nil {
 		return nil, c.end(err)
@@ -230,13 +273,13 @@ func (c *session) ExecContext(ctx context.Context, query string, args []driver.N
 	if !c.usable() {
 		return nil, driver.ErrBadConn
 	}
-	c.begin(ctx)
+	ctx = c.begin(ctx)
 	res, err := c.Conn.(driver.ExecerContext).ExecContext(ctx, query, args)
 	return res, c.end(err)
 }
 
 func (c *session) Ping(ctx context.Context) error {
-	c.begin(ctx)
+	ctx = c.begin(ctx)
 	return c.end(c.Conn.(driver.Pinger).Ping(ctx))
 }
 

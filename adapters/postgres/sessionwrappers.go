@@ -29,7 +29,7 @@ func (st *sessionStmt) ExecContext(ctx context.Context, args []driver.NamedValue
 	if !st.s.usable() {
 		return nil, driver.ErrBadConn
 	}
-	st.s.begin(ctx)
+	ctx = st.s.begin(ctx)
 	res, err := st.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
 	return res, st.s.end(err)
 }
@@ -38,7 +38,7 @@ func (st *sessionStmt) QueryContext(ctx context.Context, args []driver.NamedValu
 	if !st.s.usable() {
 		return nil, driver.ErrBadConn
 	}
-	st.s.begin(ctx)
+	ctx = st.s.begin(ctx)
 	rows, err := st.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
 	if err != nil {
 		return nil, st.s.end(err)

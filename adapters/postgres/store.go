@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -38,7 +38,9 @@ type Store struct {
 	outbox     *sqlx.DB // the outbox's bookkeeping; see outboxDB
 	outboxErr  error
 
-	readOnlySeen *atomic.Uint64 // see sessions
+	watch      *serverWatch   // what the sessions of both pools learn of the server
+	confirm    confirmation   // see confirm.go
+	background sync.WaitGroup // write batches past their answer (flush), the confirmation
 
 	closeOnce sync.Once
 	closeErr  error
@@ -57,8 +59,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	readOnlySeen := new(atomic.Uint64)
-	db := sqlx.NewDb(sql.OpenDB(newSessions(c, readOnlySeen, cfg.QueryTimeout)), "postgres")
+	watch := &serverWatch{}
+	db := sqlx.NewDb(sql.OpenDB(newSessions(c, watch, cfg.QueryTimeout)), "postgres")
 	db.SetMaxOpenConns(cfg.MaxOpenConns)
 	db.SetMaxIdleConns(cfg.MaxIdleConns)
 	db.SetConnMaxLifetime(cfg.ConnMaxLifetime)
@@ -72,8 +74,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		receivers: textArray(cfg.Receivers, nil),
 		committed: make(chan struct{}, 1),
 		stmts:     statements{unprepared: cfg.Pooler.shared()},
-
-		readOnlySeen: readOnlySeen,
+		watch:     watch,
 	}
 	s.metrics = newMetrics(db.DB, func() int { return s.batcher.Queued() }, map[string]batchCounts{
 		"write":  {func() int { return s.batcher.Writers() }, func() uint64 { return s.batcher.Shed() }},
@@ -85,11 +86,13 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		_ = db.Close()
 		return nil, err
 	}
-	s.batcher = groupcommit.New(cfg.Batch, s.flush)
+	// Every batch answers only what the synchronous standby has
+	// confirmed (confirm.go).
+	s.batcher = groupcommit.New(cfg.Batch, shownBatch(s, s.flush))
 	// Reads gather as writes do, as many queries at once as they gain from.
-	s.reads = groupcommit.New(groupcommit.Config{MaxBatch: cfg.Batch.MaxBatch, MaxWriters: cfg.MaxOpenConns}, s.findBatch)
-	s.lists = groupcommit.New(groupcommit.Config{MaxBatch: maxListsPerQuery, MaxWriters: cfg.MaxOpenConns}, s.listBatch)
-	s.feeds = groupcommit.New(groupcommit.Config{MaxBatch: maxListsPerQuery, MaxWriters: cfg.MaxOpenConns}, s.feedBatch)
+	s.reads = groupcommit.New(groupcommit.Config{MaxBatch: cfg.Batch.MaxBatch, MaxWriters: cfg.MaxOpenConns}, shownBatch(s, s.findBatch))
+	s.lists = groupcommit.New(groupcommit.Config{MaxBatch: maxListsPerQuery, MaxWriters: cfg.MaxOpenConns}, shownBatch(s, s.listBatch))
+	s.feeds = groupcommit.New(groupcommit.Config{MaxBatch: maxListsPerQuery, MaxWriters: cfg.MaxOpenConns}, shownBatch(s, s.feedBatch))
 	return s, nil
 }
 
@@ -109,13 +112,21 @@ func (s *Store) Ping(ctx context.Context) error {
 }
 
 // Close stops accepting writes, commits those already queued, and closes
-// the pool. It is safe to call more than once.
+// the pool. A write still waiting for the synchronous standby a query
+// timeout after Close began has its session cut, and so has any write
+// after it (writeCalls.severAll): its commit goes on waiting on the server,
+// not visible, and its outcome stays unknown. It is safe to call more than
+// once.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		sever := time.AfterFunc(s.cfg.QueryTimeout, s.watch.writes.severAll)
+		defer sever.Stop()
 		s.batcher.Close()
 		s.reads.Close()
 		s.lists.Close()
 		s.feeds.Close()
+		s.watch.writes.severAll() // the confirmation's, if one waits, and those past their answer
+		s.background.Wait()
 		s.stmts.close()
 		s.closeErr = errors.Join(s.db.Close(), s.closeOutbox())
 	})

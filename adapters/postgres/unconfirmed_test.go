@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,7 +21,7 @@ func TestACommitTheStandbyDidNotConfirmIsNotASuccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := sql.OpenDB(newSessions(pq, new(atomic.Uint64), 10*time.Second))
+	db := sql.OpenDB(newSessions(pq, &serverWatch{}, 10*time.Second))
 	t.Cleanup(func() { _ = db.Close() })
 	if _, err := db.Exec("CREATE TABLE waits (n int)"); err != nil {
 		t.Fatal(err)

@@ -92,8 +92,11 @@ func (c *Cluster) URL() string {
 }
 
 // URL is the URL of database postgres on s alone.
-func (s *Server) URL() string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", s.Port)
+func (s *Server) URL() string { return s.URLOf("postgres") }
+
+// URLOf is the URL of database db on s alone.
+func (s *Server) URLOf(db string) string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.Port, db)
 }
 
 // Kill kills s and every process of it at once, as a crash of its machine

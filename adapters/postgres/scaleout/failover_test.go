@@ -145,7 +145,9 @@ func (l *ledger) deliver(ctx context.Context, t *testing.T, s *postgres.Store, u
 // fault, never past their deadline); writes are acknowledged again within
 // five seconds of the promotion, through the same store, reached with a
 // multi-host URL in libpq's authority form; nothing acknowledged is lost;
-// and every acknowledged plant's event reaches the receiver.
+// every acknowledged plant's event reaches the receiver; and readers of the
+// feed at its head read every event of the new primary's feed exactly
+// once, in its order, and none that it does not have.
 func TestFailoverToTheSynchronousStandby(t *testing.T) {
 	c := pgcluster.Start(t)
 	failover(t, c, func(*ledger) { c.Primary.Kill() }, promote(t, c))
@@ -233,8 +235,15 @@ func TestAFailoverAfterTheStandbyDiedLosesNothingAcknowledged(t *testing.T) {
 // failover runs the load on c, breaks the cluster with outage, mends it
 // with recover, which returns the primary from then on, and checks what
 // TestFailoverToTheSynchronousStandby describes.
+// Meanwhile another database of the primary hands out transaction ids
+// that a crash loses, as the feed's walkers read at its head.
 func failover(t *testing.T, c *pgcluster.Cluster, outage func(*ledger), recover func(*ledger) *pgcluster.Server) {
-	failoverOf(t, openOn(t, c.URL(), postgres.PoolerNone), outage, recover)
+	_, err := c.DB(t, c.Primary).Exec("CREATE DATABASE burner")
+	require.NoError(t, err)
+	burning, stopBurning := context.WithCancel(context.Background())
+	burnt := make(chan struct{})
+	go func() { defer close(burnt); burnTransactionIDs(burning, t, c.Primary.URLOf("burner")) }()
+	failoverOf(t, openOn(t, c.URL(), postgres.PoolerNone), func(l *ledger) { outage(l); stopBurning(); <-burnt }, recover)
 }
 
 // receiver is the webhook receiver whose events the failover tests claim.
@@ -269,7 +278,20 @@ func failoverOf(t *testing.T, s *postgres.Store, outage func(*ledger), recover f
 	dispatch, stopDispatch := context.WithCancel(context.Background())
 	dispatched := make(chan struct{})
 	go func() { defer close(dispatched); l.deliver(dispatch, t, s, receiver) }()
-	defer func() { stopLoad(); writers.Wait(); stopDispatch(); <-dispatched }()
+	walkers := []*feedWalker{{}, {}}
+	reading, stopReading := context.WithCancel(context.Background())
+	var readers sync.WaitGroup
+	for _, w := range walkers {
+		readers.Go(func() { w.walk(reading, s) })
+	}
+	defer func() {
+		stopLoad()
+		writers.Wait()
+		stopDispatch()
+		<-dispatched
+		stopReading()
+		readers.Wait()
+	}()
 
 	acked := func() int { l.mu.Lock(); defer l.mu.Unlock(); return len(l.created) }
 	require.Eventually(t, func() bool { return acked() >= 200 }, 20*time.Second, 5*time.Millisecond, "no load before the failover")
@@ -298,6 +320,9 @@ func failoverOf(t *testing.T, s *postgres.Store, outage func(*ledger), recover f
 	}
 	l.mu.Unlock()
 	checkNothingLost(t, primary, l)
+	stopReading()
+	readers.Wait()
+	checkWalkers(t, s, walkers)
 	require.Eventually(t, func() bool {
 		l.mu.Lock()
 		defer l.mu.Unlock()
