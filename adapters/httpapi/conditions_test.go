@@ -230,3 +230,24 @@ func TestOneWinnerAmongChangesWithIfNoneMatch(t *testing.T) {
 	}
 	s.call(t, "GET", "/plants/7").expect(t, 200, `{"id":7,"name":"Target"}`)
 }
+
+// A plant's ETag is its only validator: no answer carries Last-Modified,
+// and If-Modified-Since and If-Unmodified-Since are ignored (RFC 9110
+// §13.1.3, §13.1.4), whatever dates they name: a read answers the plant,
+// never 304, and a write is made, never 412.
+func TestDateConditionsAreIgnored(t *testing.T) {
+	s := startServer(t)
+	s.create(t, `{"id":7,"name":"Monstera"}`).expect(t, 200, "")
+	future, past := "Sun, 06 Nov 2124 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 GMT"
+	auth := "Bearer " + s.token(t, nil)
+	for _, h := range []map[string]string{{"If-Modified-Since": future}, {"If-Unmodified-Since": past}} {
+		h["Authorization"] = auth
+		r := s.do(t, "GET", "/plants/7", h, nil)
+		r.expect(t, 200, `{"id":7,"name":"Monstera"}`)
+		if lm := r.header.Get("Last-Modified"); lm != "" {
+			t.Errorf("a read carries Last-Modified %q; the ETag is the only validator", lm)
+		}
+	}
+	s.patch(t, "/plants/7", `{"tag":"x"}`, map[string]string{"If-Unmodified-Since": past}).expect(t, 200, `{"id":7,"name":"Monstera","tag":"x"}`)
+	s.do(t, "DELETE", "/plants/7", map[string]string{"Authorization": auth, "If-Unmodified-Since": past}, nil).expect(t, 204, "")
+}

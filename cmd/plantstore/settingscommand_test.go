@@ -148,10 +148,15 @@ func TestSettingsShowsWhatServeDerives(t *testing.T) {
 	if line := sqlite["OTEL_EXPORTER_OTLP_ENDPOINT"]; line.value != "" || !strings.Contains(line.note, "tracing off") {
 		t.Errorf("without an endpoint: %+v; want tracing off", line)
 	}
-	// --dev without a key signs with the development secret.
+	// --dev without a key signs with the development secret, which
+	// settings names and leaves to serve to create: it writes nothing.
+	t.Chdir(t.TempDir())
 	dev := settingsOf(t, []string{"--dev"}, nil)
 	if line := dev["PLANTSTORE_JWT_SECRET_FILE"]; line.value != devSecretPath {
 		t.Errorf("--dev without a key: %+v; want the development secret", line)
+	}
+	if entries, err := os.ReadDir("."); err != nil || len(entries) > 0 {
+		t.Errorf("settings --dev wrote %v (%v); want nothing written", entries, err)
 	}
 }
 
