@@ -4,7 +4,9 @@ import (
 	"errors"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // hostList rewrites a URL in libpq's authority form with several hosts, the
@@ -73,4 +75,29 @@ func splitHostPort(hp string) (host, port string, err error) {
 		port = "5432"
 	}
 	return host, port, nil
+}
+
+// loginBound is how long a new session may take to log in on the database
+// at rawURL: the query timeout, and a second at least (minLoginTimeout);
+// with several hosts, each given its connect_timeout, since lib/pq tries
+// them in turn, each for that long. A host that takes connections and never
+// answers (a frozen machine, a stopped server) listed before the primary
+// would otherwise use the whole login up, and no session could open. A
+// caller waiting for the session still gives up at its own deadline.
+func loginBound(rawURL string, queryTimeout time.Duration) time.Duration {
+	bound := max(queryTimeout, minLoginTimeout)
+	listed, err := hostList(rawURL)
+	if err != nil {
+		return bound
+	}
+	u, err := url.Parse(listed)
+	if err != nil {
+		return bound
+	}
+	hosts := len(strings.Split(u.Query().Get("host"), ","))
+	seconds, err := strconv.Atoi(u.Query().Get("connect_timeout"))
+	if hosts < 2 || err != nil || seconds <= 0 {
+		return bound
+	}
+	return max(bound, time.Duration(hosts*seconds)*time.Second+minLoginTimeout)
 }

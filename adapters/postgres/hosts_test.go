@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
 )
@@ -70,5 +71,28 @@ func TestOpenOnAMultiHostURL(t *testing.T) {
 		if got, want := s.target, down+","+u.Host; got != want {
 			t.Errorf("%s: target %q; want %q", raw, got, want)
 		}
+	}
+}
+
+// A login is given the query timeout, a second at least, and with several
+// hosts each one's connect_timeout: lib/pq tries them in turn, and a host
+// that never answers, listed first, must not use the whole login up.
+func TestALoginHasTimeForEveryHost(t *testing.T) {
+	for _, c := range []struct {
+		url  string
+		want time.Duration
+	}{
+		{"postgres://u@a/db", 5 * time.Second},
+		{"postgres://u@a/db?connect_timeout=9", 5 * time.Second},
+		{"postgres://u@a:5432,b:5433,c:5434/db?connect_timeout=2", 7 * time.Second},
+		{"postgres://u@a:5432,b:5433/db", 5 * time.Second},
+		{"postgres://u@a:5432,b:5433/db?connect_timeout=1", 5 * time.Second},
+	} {
+		if got := loginBound(c.url, 5*time.Second); got != c.want {
+			t.Errorf("loginBound(%q, 5s) = %s; want %s", c.url, got, c.want)
+		}
+	}
+	if got := loginBound("postgres://u@a/db", 10*time.Millisecond); got != minLoginTimeout {
+		t.Errorf("loginBound with a query timeout of 10ms = %s; want %s", got, minLoginTimeout)
 	}
 }

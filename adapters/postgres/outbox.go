@@ -118,7 +118,7 @@ func (s *Store) outboxDB() (*sqlx.DB, error) {
 			s.outboxErr = err
 			return
 		}
-		s.outbox = sqlx.NewDb(sql.OpenDB(newSessions(c, s.watch, s.cfg.QueryTimeout)), "postgres")
+		s.outbox = sqlx.NewDb(sql.OpenDB(newSessions(c, s.watch, loginBound(s.cfg.URL, s.cfg.QueryTimeout))), "postgres")
 		conns := outboxConns + len(s.cfg.Receivers)
 		s.outbox.SetMaxOpenConns(conns)
 		s.outbox.SetMaxIdleConns(conns)

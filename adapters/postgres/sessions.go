@@ -43,18 +43,16 @@ type sessions struct {
 }
 
 // newSessions is the connector of a pool of the store's sessions to
-// PostgreSQL through c, each login bounded by the query timeout, and by no
-// less than minLoginTimeout.
-func newSessions(c *pq.Connector, watch *serverWatch, queryTimeout time.Duration) sessions {
+// PostgreSQL through c, each login bounded by loginTimeout (loginBound).
+func newSessions(c *pq.Connector, watch *serverWatch, loginTimeout time.Duration) sessions {
 	c.Dialer(dialer{d: sessionDialer})
-	return sessions{pq: c, watch: watch, loginTimeout: max(queryTimeout, minLoginTimeout)}
+	return sessions{pq: c, watch: watch, loginTimeout: loginTimeout}
 }
 
 // minLoginTimeout is the least time a login is given: several round trips
 // (the connection, the start-up, authentication, the server's start time),
 // which a query timeout of milliseconds would leave no session to open on
-// a busy machine. A caller waiting for the session still gives up at its
-// own deadline.
+// a busy machine.
 const minLoginTimeout = time.Second
 
 func (c sessions) Connect(ctx context.Context) (driver.Conn, error) {

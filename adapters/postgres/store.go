@@ -60,7 +60,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, err
 	}
 	watch := &serverWatch{}
-	db := sqlx.NewDb(sql.OpenDB(newSessions(c, watch, cfg.QueryTimeout)), "postgres")
+	db := sqlx.NewDb(sql.OpenDB(newSessions(c, watch, loginBound(cfg.URL, cfg.QueryTimeout))), "postgres")
 	db.SetMaxOpenConns(cfg.MaxOpenConns)
 	db.SetMaxIdleConns(cfg.MaxIdleConns)
 	db.SetConnMaxLifetime(cfg.ConnMaxLifetime)

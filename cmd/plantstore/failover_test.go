@@ -127,6 +127,7 @@ type writeLedger struct {
 	slowest  time.Duration
 	lastAck  atomic.Int64 // unix nanoseconds of the latest acknowledged write
 	refusals atomic.Int64 // 503 50301 answers
+	ackTimes []time.Time  // when each acknowledgement came, in order
 }
 
 // lifecycle creates plant id, changes its name and, one in three, deletes
@@ -165,7 +166,9 @@ func (l *writeLedger) send(t *testing.T, id int64, method, path, body string, wa
 	l.slowest = max(l.slowest, time.Since(start))
 	switch {
 	case a.err == nil && a.status == want:
-		l.lastAck.Store(time.Now().UnixNano())
+		now := time.Now()
+		l.lastAck.Store(now.UnixNano())
+		l.ackTimes = append(l.ackTimes, now)
 		return a, true
 	case a.unavailable():
 		l.refusals.Add(1)
@@ -181,6 +184,22 @@ func (l *writeLedger) record(f func()) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	f()
+}
+
+// gapSince is the longest time, from at to the latest acknowledgement,
+// without one.
+func (l *writeLedger) gapSince(at time.Time) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var longest time.Duration
+	last := at
+	for _, ack := range l.ackTimes {
+		if ack.After(last) {
+			longest = max(longest, ack.Sub(last))
+			last = ack
+		}
+	}
+	return longest
 }
 
 // acked is every acknowledged create so far.

@@ -42,6 +42,10 @@ var debianPackage = map[string]string{
 	"pg_basebackup": "postgresql",
 	"pg_ctl":        "postgresql",
 	"postgres":      "postgresql",
+	"patroni":       "patroni",
+	"patronictl":    "patroni",
+	"etcd":          "etcd-server",
+	"haproxy":       "haproxy",
 }
 
 // PostgresBin is where Debian keeps PostgreSQL's server programs.
