@@ -44,7 +44,7 @@ func useCase(d *Deps, f reflect.StructField) reflect.Value {
 // dependencies that are not: a use case typed otherwise would escape New's
 // check and the tests of routes and spans.
 func TestDepsHoldUseCasesAndKnownDependencies(t *testing.T) {
-	others := []string{"In", "Verifier", "Log", "Metrics", "Tracing"}
+	others := []string{"Verifier", "Log", "Metrics", "Tracing"}
 	deps := reflect.TypeFor[Deps]()
 	for i := range deps.NumField() {
 		f := deps.Field(i)
@@ -58,6 +58,42 @@ func TestDepsHoldUseCasesAndKnownDependencies(t *testing.T) {
 	}
 	if len(useCaseFields) == 0 {
 		t.Fatal("Deps has no use case")
+	}
+}
+
+// NewDeps gives every use case of Deps, so that whoever builds the API
+// with it serves every operation, one added later included: a use case
+// field without its line in NewDeps fails here, by name.
+func TestNewDepsGivesEveryUseCase(t *testing.T) {
+	verifier, log := &staticVerifier{}, slog.New(slog.DiscardHandler)
+	deps := NewDeps(memory.New(), verifier, log, Policy{Scopes: everyScope})
+	for _, f := range useCaseFields {
+		if useCase(&deps, f).IsNil() {
+			t.Errorf("NewDeps leaves Deps.%s nil: it needs the use case's line in NewDeps (deps.go)", f.Name)
+		}
+	}
+	if deps.Verifier != verifier || deps.Log != log {
+		t.Errorf("NewDeps keeps the verifier %v and the logger %v; want those it was given", deps.Verifier, deps.Log)
+	}
+	if _, err := New(Config{}, deps); err != nil {
+		t.Fatalf("New refuses what NewDeps gives: %v", err)
+	}
+}
+
+// A Policy that leaves the retention out keeps the feed's default: a
+// cursor handed out a moment ago still reads on, where a retention of zero
+// would expire every cursor at once (410 for every reader walking the feed).
+func TestNewDepsKeepsTheDefaultRetentionWhenThePolicyHasNone(t *testing.T) {
+	store := seededStore(t)
+	deps := NewDeps(store, staticVerifier{}, slog.New(slog.DiscardHandler), Policy{Scopes: everyScope})
+	reader := application.Principal{Subject: "test", Scopes: []string{everyScope.Read}}
+	ctx := context.Background()
+	first, err := deps.Events.List(ctx, reader, application.FeedQuery{Limit: 1})
+	if err != nil || first.Count != 1 {
+		t.Fatalf("the first page: %d events, %v; want the seeded plant's", first.Count, err)
+	}
+	if _, err := deps.Events.List(ctx, reader, application.FeedQuery{After: first.Next, HasAfter: true, Limit: 1}); err != nil {
+		t.Fatalf("reading on from a cursor just handed out: %v", err)
 	}
 }
 

@@ -36,19 +36,10 @@ func seededStore(t testing.TB) *memory.Store {
 // everyScope is what the test verifier grants.
 var everyScope = application.Scopes{Read: "plants:read", Write: "plants:write"}
 
-// useCases are the API's dependencies with every use case over store and
-// none of the others: an operation added to the API adds one line here, and
-// both the test API and the served one have it (New refuses a Deps that
-// leaves one out).
+// useCases are the API's dependencies with every use case over store, as
+// NewDeps gives them, and no verifier nor logger: the caller sets those.
 func useCases(store *memory.Store, scopes application.Scopes) Deps {
-	return Deps{
-		Create: application.NewCreatePlant(store, scopes),
-		Get:    application.NewGetPlant(store, scopes),
-		List:   application.NewListPlants(store, scopes),
-		Delete: application.NewDeletePlant(store, store, scopes),
-		Change: application.NewChangePlant(store, scopes),
-		Events: application.NewListEvents(store, scopes, application.DefaultEventRetention),
-	}
+	return NewDeps(store, nil, nil, Policy{Scopes: scopes})
 }
 
 // newTestAPI is the real router and use cases over store, verifying tokens
@@ -76,9 +67,7 @@ func newUnverifiedAPI(t testing.TB, store *memory.Store, maxBody int64) *API {
 
 func newAPIWith(t testing.TB, store *memory.Store, maxBody int64, verifier application.TokenVerifier) *API {
 	t.Helper()
-	deps := useCases(store, everyScope)
-	deps.Verifier = verifier
-	deps.Log = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	deps := NewDeps(store, verifier, slog.New(slog.NewJSONHandler(io.Discard, nil)), Policy{Scopes: everyScope})
 	api, err := New(Config{MaxBodyBytes: maxBody}, deps)
 	if err != nil {
 		t.Fatal(err)

@@ -3,13 +3,20 @@ package postgres
 import (
 	"testing"
 
+	"github.com/plantstore/plantstore/adapters/postgres/pgtest"
 	"github.com/plantstore/plantstore/adapters/storetest"
 	"github.com/plantstore/plantstore/application"
 )
 
 // TestContract runs the behaviour every store adapter shares, unchanged,
-// each case on a fresh database.
+// each case on a fresh database. Every store it opens sends its statements
+// through one statementRecorder, and once the suite has run, each statement
+// sent is checked as PostgreSQL received it.
 func TestContract(t *testing.T) {
+	rec := recordStatements(t, pgtest.AdminURL())
+	newStore := func(t *testing.T, tune ...func(*Config)) (*Store, string) {
+		return newStore(t, append(tune, rec.route(t))...)
+	}
 	storetest.Run(t, storetest.Harness{
 		Open: func(t *testing.T) storetest.Store {
 			s, _ := newStore(t)
@@ -31,4 +38,5 @@ func TestContract(t *testing.T) {
 			return s
 		},
 	})
+	t.Run("NoStatementSentNamesAColumnByPosition", func(t *testing.T) { sentStatementsNameNoColumnByPosition(t, rec) })
 }

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/plantstore/plantstore/adapters/admin"
+	"github.com/plantstore/plantstore/adapters/httpapi"
 	"github.com/plantstore/plantstore/adapters/webhook"
 	"github.com/plantstore/plantstore/application"
 )
@@ -88,14 +89,10 @@ func storeModule(c *config) fx.Option {
 	return postgresModule
 }
 
-// storePorts binds a store adapter to every port it serves.
+// storePorts binds a store adapter to every port it serves: the use cases'
+// as one, httpapi.Store, which lists them.
 var storePorts = []fx.Annotation{
-	fx.As(new(application.PlantInserter)),
-	fx.As(new(application.PlantFinder)),
-	fx.As(new(application.PlantLister)),
-	fx.As(new(application.PlantDeleter)),
-	fx.As(new(application.PlantUpdater)),
-	fx.As(new(application.EventFeed)),
+	fx.As(new(httpapi.Store)),
 	fx.As(new(application.EventPruner)),
 	fx.As(new(application.EventSource)),
 	fx.As(new(application.EventLog)),
