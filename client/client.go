@@ -28,7 +28,9 @@ const DefaultUserAgent = "plantstore-client-go"
 // longest names and tags is under 1.2 MB.
 const maxBody = 16 << 20
 
-// Client calls the Plant Store API. It is safe for concurrent use.
+// Client calls the Plant Store API. It is safe for concurrent use. Make one
+// with New: the zero Client has no address and no token, and each of its
+// methods fails with an error that says so.
 type Client struct {
 	api       *oapi.Client
 	userAgent string
@@ -37,7 +39,10 @@ type Client struct {
 
 // New returns a client of the service at baseURL, an absolute http or https
 // URL (http://localhost:8080, or https://example.com/plantstore/ behind a
-// proxy that serves it under a path).
+// proxy that serves it under a path). Every operation of the API needs a
+// bearer token, so opts must hold WithToken or WithTokenSource: without one
+// New fails, as it does with an empty token, rather than make a client
+// whose every call the API refuses.
 func New(baseURL string, opts ...Option) (*Client, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
@@ -45,9 +50,15 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	}
 	s := settings{userAgent: DefaultUserAgent}
 	for _, o := range opts {
-		if err := o(&s); err != nil {
+		if o == nil {
+			return nil, errors.New("plantstore: New: a nil Option")
+		}
+		if err := o.apply(&s); err != nil {
 			return nil, err
 		}
+	}
+	if s.token == nil {
+		return nil, errors.New("plantstore: New: no token: give WithToken or WithTokenSource")
 	}
 	if s.http == nil {
 		s.http = &http.Client{Timeout: DefaultTimeout}
@@ -60,12 +71,21 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
+// errZeroClient is what each method of a Client not made by New answers.
+var errZeroClient = errors.New("plantstore: a Client not made by New: use client.New")
+
+// ready reports whether c was made by New: the zero Client (or a nil one)
+// answers errZeroClient rather than panic on a nil pointer.
+func (c *Client) ready() error {
+	if c == nil || c.api == nil {
+		return errZeroClient
+	}
+	return nil
+}
+
 // authorize gives every request the user agent and the bearer token.
 func (c *Client) authorize(ctx context.Context, req *http.Request) error {
 	req.Header.Set("User-Agent", c.userAgent)
-	if c.token == nil {
-		return nil
-	}
 	token, err := c.token(ctx)
 	if err != nil {
 		return fmt.Errorf("token source: %w", err)

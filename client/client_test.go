@@ -51,9 +51,11 @@ func (r *recorder) sent() []http.Header {
 	return append([]http.Header(nil), r.headers...)
 }
 
+// newClient is a client of url that sends the token "t" unless opts give
+// another (of the token options, the last given is used).
 func newClient(t *testing.T, url string, opts ...Option) *Client {
 	t.Helper()
-	c, err := New(url, opts...)
+	c, err := New(url, append([]Option{WithToken("t")}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,6 +74,9 @@ func TestNewRefusesWhatCannotWork(t *testing.T) {
 		{"a relative URL", "/plants", nil},
 		{"a query", "http://localhost:8080/?a=1", nil},
 		{"not a URL", "http://local host", nil},
+		{"no token", "http://localhost:8080", nil},
+		{"no token, other options", "http://localhost:8080", []Option{WithUserAgent("inventory/1.2"), WithHTTPClient(&http.Client{})}},
+		{"a nil option", "http://localhost:8080", []Option{WithToken("t"), nil}},
 		{"an empty token", "http://localhost:8080", []Option{WithToken("")}},
 		{"a nil token source", "http://localhost:8080", []Option{WithTokenSource(nil)}},
 		{"a nil http client", "http://localhost:8080", []Option{WithHTTPClient(nil)}},
@@ -113,7 +118,7 @@ func TestEveryRequestCarriesTheUserAgentAndToken(t *testing.T) {
 	_ = rotating.Delete(ctx, 1)
 
 	for i, want := range []struct{ ua, auth string }{
-		{DefaultUserAgent, ""},
+		{DefaultUserAgent, "Bearer t"},
 		{"inventory/1.2", "Bearer t0"},
 		{DefaultUserAgent, "Bearer t1"},
 		{DefaultUserAgent, "Bearer t2"},

@@ -82,7 +82,7 @@ var (
 	ErrPreconditionFailed = errors.New("plantstore: precondition failed")
 	// ErrFeedExpired: the feed's cursor is older than the service keeps
 	// events (410), so events that followed it may be gone. List the plants
-	// again, then read the feed from its start (Feed with "").
+	// again, then read the feed from its start (Feed with FeedOptions{}).
 	ErrFeedExpired = errors.New("plantstore: the feed's cursor has expired")
 	// ErrUnavailable: the service cannot answer now (503); try again after
 	// the Error's RetryAfter. A write answered so may or may not have been
@@ -115,10 +115,26 @@ func (e *Error) Is(target error) bool {
 	return false
 }
 
-// ErrNotModified is what Get answers when an IfNoneMatch condition lists
-// the plant's current ETag (304 Not Modified): the copy the caller holds is
-// current. It is not an *Error.
+// ErrNotModified matches, with errors.Is, what Get answers when an
+// IfNoneMatch condition lists the plant's current ETag (304 Not Modified):
+// a *NotModifiedError, with the zero Plant. The copy the caller holds is
+// current. It is not an *Error: nothing was refused.
 var ErrNotModified = errors.New("plantstore: not modified")
+
+// NotModifiedError is Get's answer to an IfNoneMatch condition that lists
+// the plant's current ETag. Read it with errors.As when the condition
+// listed several ETags and the caller needs to know which is current.
+type NotModifiedError struct {
+	// ETag is the plant's current ETag, as the answer gave it (quotes
+	// included): one of those the condition listed, compared weakly.
+	ETag string
+}
+
+// Error says the plant is not modified, and its ETag.
+func (e *NotModifiedError) Error() string { return "plantstore: not modified (ETag " + e.ETag + ")" }
+
+// Is makes errors.Is(err, ErrNotModified) hold.
+func (e *NotModifiedError) Is(target error) bool { return target == ErrNotModified }
 
 // errorOf is the *Error of resp, whose body is body, received at now.
 func errorOf(resp *http.Response, body []byte, now time.Time) *Error {

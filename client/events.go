@@ -9,8 +9,8 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/plantstore/plantstore/client/internal/oapi"
@@ -36,117 +36,116 @@ type Event struct {
 	// Time is when the write was committed.
 	Time time.Time `json:"time"`
 	// Plant is the plant as stored after the write; for PlantDeleted, the
-	// state it had. Its ETag is empty.
+	// state it had. Its ETag is that state's: the plant's current ETag
+	// while no later write of it followed, for a conditional write.
 	Plant Plant `json:"plant"`
+}
+
+// FeedOptions says where Feed starts and how many events it asks for at a
+// time.
+type FeedOptions struct {
+	// After is a cursor of the feed, opaque: one that Feed.Cursor gave, or
+	// the after of a Link rel="next" the API sent, which are the same kind.
+	// "" starts at the oldest event the service keeps.
+	After string
+	// PageSize is the most events one request answers, 1 to 1000; 0 lets
+	// the service choose (100).
+	PageSize int
 }
 
 // Feed reads the event feed (GET /events) from a position, and remembers
 // how far it got, so that a mirror of the plants can read every write
 // exactly once, in each plant's order, across restarts:
 //
-//	f := c.Feed(savedCursor, 0)
+//	f := c.Feed(client.FeedOptions{After: saved})
 //	for e, err := range f.Events(ctx) {
 //		if err != nil {
 //			return err
 //		}
 //		apply(e)
 //	}
-//	save(f.Cursor()) // where the next walk starts
+//	saved, err = f.Cursor(ctx) // where the next walk starts
 //
 // A Feed is not safe for concurrent use.
 type Feed struct {
 	c        *Client
-	cursor   string // the service's: where the next page starts
+	cursor   string // the API's: where the page being walked, or the next, starts
 	pageSize int
 	// The events of the page at cursor already yielded, when a walk
 	// stopped inside a page: how many, and the id of the last of them.
 	skip   int
 	skipID string
-	err    error // a cursor Feed could not read
+	err    error // options Feed cannot use
 }
 
-// Feed is the event feed from cursor (a Cursor saved before, opaque; ""
-// for the oldest event kept), pageSize events a request (1 to 1000; 0 lets
-// the service choose, 100).
-func (c *Client) Feed(cursor string, pageSize int) *Feed {
-	f := &Feed{c: c, cursor: cursor, pageSize: pageSize}
-	// The service hands out a cursor per page. A Cursor inside a page is
-	// the page's cursor ("" for the feed's first), then how many of its
-	// events were yielded and the last one's id, each after a '.', which no
-	// cursor of the service holds.
-	if page, within, ok := strings.Cut(cursor, "."); ok {
-		n, id, _ := strings.Cut(within, ".")
-		skip, err := strconv.Atoi(n)
-		if err != nil || skip < 1 || skip > maxPageSize || !strings.HasPrefix(id, "evt_") {
-			f.err = fmt.Errorf("plantstore: %q is not a cursor of the feed", cursor)
-		}
-		f.cursor, f.skip, f.skipID = page, skip, id
-	}
-	if pageSize < math.MinInt32 || pageSize > math.MaxInt32 {
+// Feed is the event feed from opts.After, read opts.PageSize events a
+// request.
+func (c *Client) Feed(opts FeedOptions) *Feed {
+	f := &Feed{c: c, cursor: opts.After, pageSize: opts.PageSize}
+	if opts.PageSize < math.MinInt32 || opts.PageSize > math.MaxInt32 {
 		// Any other size is the service's to judge, as ListPage's is.
-		f.err = fmt.Errorf("plantstore: page size %d: want 1 to 1000", pageSize)
+		f.err = fmt.Errorf("plantstore: PageSize %d: want 1 to 1000", opts.PageSize)
 	}
 	return f
 }
 
-// Cursor is where the feed goes on from: after the last event a walk
-// yielded, or after every event the service had to give when the walk
-// reached the end. Save it to go on later; a cursor older than the
-// service's retention (a week by default) is refused with ErrFeedExpired.
-// It is for Feed: after a walk stopped inside a page it is not one of the
-// service's cursors, which name the start of a page.
-func (f *Feed) Cursor() string {
-	if f.skip == 0 {
-		return f.cursor
+// Cursor is the API's cursor of the place after the last event the walks
+// yielded, or after every event the service had to give when a walk
+// reached the end: the after of a Link the API sent, which the API, Feed
+// and any other reader of the feed accept. Save it to go on later; a
+// cursor older than the service's retention (a week by default) is refused
+// with ErrFeedExpired.
+//
+// The service hands out a cursor at the end of each page only. When the
+// last walk stopped inside a page (a break, the end of its context),
+// Cursor asks the service for the cursor after the last event yielded: it
+// reads the events of that page already yielded again, as a page of their
+// own, and takes its link; an error then is the request's, and Cursor can
+// be asked again. Otherwise it sends nothing.
+func (f *Feed) Cursor(ctx context.Context) (string, error) {
+	if err := f.settle(ctx); err != nil {
+		return "", err
 	}
-	return f.cursor + "." + strconv.Itoa(f.skip) + "." + f.skipID
+	return f.cursor, nil
 }
 
 // Events yields the events that follow the feed's cursor, a page per
 // request, until it reaches the end (a page with fewer events than asked),
 // the caller's break, the end of ctx, or an error: then it yields a zero
 // Event with the error (one that errors.Is matches with ctx's, when it
-// ended) and stops. The cursor moves
-// past each event yielded. The feed has no end: walking it again later
-// yields the events committed since, none twice, none skipped.
+// ended) and stops. The cursor moves past each event yielded. The feed
+// has no end: walking it again later yields the events committed since,
+// none twice, none skipped.
 func (f *Feed) Events(ctx context.Context) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		if f.err != nil {
 			yield(Event{}, f.err)
 			return
 		}
+		// Go on after the events a walk that stopped inside a page
+		// yielded: from the API's cursor after the last of them.
+		if err := f.settle(ctx); err != nil {
+			yield(Event{}, err)
+			return
+		}
+		asked := cmp.Or(f.pageSize, defaultPageSize)
 		for {
-			asked := max(cmp.Or(f.pageSize, defaultPageSize), f.skip)
-			size := f.pageSize
-			if f.skip > 0 {
-				size = asked // the page must hold the events already yielded
-			}
-			page, next, err := f.c.eventPage(ctx, f.cursor, size)
+			page, next, err := f.c.eventPage(ctx, f.cursor, f.pageSize)
 			if err != nil {
 				yield(Event{}, err)
 				return
 			}
-			from := 0
-			if f.skip > 0 {
-				// Events below the page's end never move: the page holds
-				// the ones already yielded first. Should the last of them
-				// not be where it was, every event of the page is yielded
-				// again, which Number tells apart, rather than one lost.
-				if f.skip <= len(page) && page[f.skip-1].ID == f.skipID {
-					from = f.skip
-				}
-				f.skip, f.skipID = 0, ""
-			}
-			for i := from; i < len(page); i++ {
+			for i := range page {
 				if err := ctx.Err(); err != nil {
 					f.stopWithin(page, i)
 					yield(Event{}, err)
 					return
 				}
 				if !yield(page[i], nil) {
-					f.stopWithin(page, i+1)
 					if i == len(page)-1 {
 						f.cursor = next
+					} else {
+						f.stopWithin(page, i+1)
 					}
 					return
 				}
@@ -162,21 +161,53 @@ func (f *Feed) Events(ctx context.Context) iter.Seq2[Event, error] {
 // stopWithin keeps the feed's place after the first n events of page, read
 // from its cursor.
 func (f *Feed) stopWithin(page []Event, n int) {
-	if n > 0 && n < len(page) {
+	if n > 0 {
 		f.skip, f.skipID = n, page[n-1].ID
 	}
 }
 
+// settle turns a place inside a page (the page's cursor, and the events of
+// it already yielded) into the API's cursor after the last event yielded.
+// The events of a page before its end never move (an event committed later
+// is never placed behind a cursor handed out), so the first skip events
+// from the page's cursor are those yielded, and a page of exactly them
+// ends where the walk stopped: that page's link is the place after them.
+// Only the oldest events can go meanwhile, pruned past the retention: from
+// the feed's start ("") the page then starts later, and holds the last
+// event yielded nearer its start, or not at all when it was pruned too and
+// every event kept follows it; after a cursor the service answers
+// ErrFeedExpired.
+func (f *Feed) settle(ctx context.Context) error {
+	for f.skip > 0 {
+		page, next, err := f.c.eventPage(ctx, f.cursor, f.skip)
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(page, func(e Event) bool { return e.ID == f.skipID })
+		switch {
+		case i == f.skip-1: // a full page whose last event is the last yielded
+			f.cursor, f.skip, f.skipID = next, 0, ""
+		case i >= 0: // events before it were pruned: a shorter page ends at it
+			f.skip = i + 1
+		case f.cursor == "": // it was pruned too: every event kept follows it
+			f.skip, f.skipID = 0, ""
+		default:
+			return fmt.Errorf("plantstore: the feed no longer holds %s, the last event yielded: %w", f.skipID, ErrFeedExpired)
+		}
+	}
+	return nil
+}
+
 // defaultPageSize is how many events the service puts on a page when the
-// request does not say; maxPageSize the most it puts on one.
-const (
-	defaultPageSize = 100
-	maxPageSize     = 1000
-)
+// request does not say.
+const defaultPageSize = 100
 
 // eventPage reads one page of the feed after cursor and the cursor of the
 // page that follows, from the answer's Link rel="next".
 func (c *Client) eventPage(ctx context.Context, cursor string, pageSize int) ([]Event, string, error) {
+	if err := c.ready(); err != nil {
+		return nil, "", err
+	}
 	params := &oapi.ListEventsParams{}
 	if cursor != "" {
 		after := oapi.Cursor(cursor)
@@ -191,9 +222,21 @@ func (c *Client) eventPage(ctx context.Context, cursor string, pageSize int) ([]
 	if err != nil {
 		return nil, "", err
 	}
-	var events []Event
-	if err := json.Unmarshal(b, &events); err != nil {
+	// Each event's plant is kept as served, for its ETag; the outer Plant
+	// hides the Event's in decoding.
+	var wire []struct {
+		Event
+		Plant json.RawMessage `json:"plant"`
+	}
+	if err := json.Unmarshal(b, &wire); err != nil {
 		return nil, "", fmt.Errorf("plantstore: the answer is not a list of events: %w", err)
+	}
+	events := make([]Event, len(wire))
+	for i, w := range wire {
+		events[i] = w.Event
+		if events[i].Plant, err = listed(w.Plant); err != nil {
+			return nil, "", fmt.Errorf("plantstore: the answer is not a list of events: %w", err)
+		}
 	}
 	link, ok, err := nextLink(resp.Header)
 	if err != nil {

@@ -109,8 +109,8 @@ func ExampleClient_List() {
 	// 12 Anthurium
 }
 
-// A read with IfNoneMatch answers ErrNotModified while the plant is the
-// same as when its ETag was read.
+// A read with IfNoneMatch answers ErrNotModified, and no plant, while the
+// plant is in a state the condition lists; the error says which.
 func ExampleClient_Get_notModified() {
 	api := cannedAPI(map[string]canned{
 		"GET /plants/7": {304, http.Header{"ETag": {`"oHWlwy3amqwLe8DvEsFOaw"`}}, ""},
@@ -121,9 +121,49 @@ func ExampleClient_Get_notModified() {
 		log.Fatal(err)
 	}
 
-	p, err := c.Get(context.Background(), 7, client.IfNoneMatch(`"oHWlwy3amqwLe8DvEsFOaw"`))
-	fmt.Println(errors.Is(err, client.ErrNotModified), p.ETag)
-	// Output: true "oHWlwy3amqwLe8DvEsFOaw"
+	p, err := c.Get(context.Background(), 7, client.IfNoneMatch(`"rb0cmqAOb3UZCXXMRRxlVA"`, `"oHWlwy3amqwLe8DvEsFOaw"`))
+	var current *client.NotModifiedError
+	if errors.As(err, &current) {
+		fmt.Println(errors.Is(err, client.ErrNotModified), p == client.Plant{}, current.ETag)
+	}
+	// Output: true true "oHWlwy3amqwLe8DvEsFOaw"
+}
+
+// Feed goes on from a cursor saved by an earlier run, and gives the one to
+// save for the next: here two pages of two events a request, the second
+// the feed's end.
+func ExampleClient_Feed() {
+	api := cannedAPI(map[string]canned{
+		"GET /events?limit=2&after=c1": {200, http.Header{"Link": {`</events?limit=2&after=c3>; rel="next"`}},
+			`[{"id":"evt_2","type":"plant.created","number":2,"time":"2026-12-01T09:31:12.5Z","plant":{"id":7,"name":"Monstera deliciosa","tag":"aroid"}},` +
+				`{"id":"evt_3","type":"plant.changed","number":3,"time":"2026-12-01T09:32:00Z","plant":{"id":7,"name":"Monstera adansonii"}}]`},
+		"GET /events?limit=2&after=c3": {200, http.Header{"Link": {`</events?limit=2&after=c4>; rel="next"`}},
+			`[{"id":"evt_4","type":"plant.deleted","number":4,"time":"2026-12-01T09:33:00Z","plant":{"id":7,"name":"Monstera adansonii"}}]`},
+	})
+	defer api.Close()
+	c, err := client.New(api.URL, client.WithToken("a JWT"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+
+	feed := c.Feed(client.FeedOptions{After: "c1", PageSize: 2})
+	for e, err := range feed.Events(ctx) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(e.Number, e.Type, e.Plant.ID, e.Plant.Name)
+	}
+	saved, err := feed.Cursor(ctx) // the API's own cursor: any reader of the feed takes it
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("saved", saved)
+	// Output:
+	// 2 plant.created 7 Monstera deliciosa
+	// 3 plant.changed 7 Monstera adansonii
+	// 4 plant.deleted 7 Monstera adansonii
+	// saved c4
 }
 
 // canned is one answer of cannedAPI.

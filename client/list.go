@@ -28,7 +28,8 @@ type ListOptions struct {
 
 // Page is one answer of ListPage.
 type Page struct {
-	// Plants are the page's plants, in ascending id order, without ETags.
+	// Plants are the page's plants, in ascending id order, each with its
+	// ETag (Plant.ETag).
 	Plants []Plant
 	// Next are the options of the following page, from the answer's
 	// Link rel="next"; nil on the last page.
@@ -76,6 +77,9 @@ func (c *Client) List(ctx context.Context, opts ListOptions) iter.Seq2[Plant, er
 // ListPage answers one page of the plants that opts selects, and the
 // options of the next page.
 func (c *Client) ListPage(ctx context.Context, opts ListOptions) (Page, error) {
+	if err := c.ready(); err != nil {
+		return Page{}, err
+	}
 	params := &oapi.ListPlantsParams{After: opts.After}
 	if opts.Tag != "" {
 		params.Tag = &opts.Tag
@@ -92,9 +96,16 @@ func (c *Client) ListPage(ctx context.Context, opts ListOptions) (Page, error) {
 	if err != nil {
 		return Page{}, err
 	}
-	var page Page
-	if err := json.Unmarshal(b, &page.Plants); err != nil {
+	// Each item is kept as served, for its ETag.
+	var items []json.RawMessage
+	if err := json.Unmarshal(b, &items); err != nil {
 		return Page{}, fmt.Errorf("plantstore: the answer is not a list of plants: %w", err)
+	}
+	page := Page{Plants: make([]Plant, len(items))}
+	for i, item := range items {
+		if page.Plants[i], err = listed(item); err != nil {
+			return Page{}, fmt.Errorf("plantstore: the answer is not a list of plants: %w", err)
+		}
 	}
 	next, ok, err := nextLink(resp.Header)
 	if err != nil || !ok {

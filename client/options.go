@@ -6,8 +6,17 @@ import (
 	"net/http"
 )
 
-// Option sets up a Client in New.
-type Option func(*settings) error
+// Option sets up a Client in New: WithToken or WithTokenSource (one of
+// them is required), WithHTTPClient, WithUserAgent. Only this package makes
+// them.
+type Option interface {
+	apply(*settings) error
+}
+
+// optionFunc is an Option made of the function that applies it.
+type optionFunc func(*settings) error
+
+func (f optionFunc) apply(s *settings) error { return f(s) }
 
 // settings is what the options of New set.
 type settings struct {
@@ -16,18 +25,19 @@ type settings struct {
 	token     func(context.Context) (string, error)
 }
 
-// WithToken sends token, a JWT, as the bearer token of every request. The
-// plant operations refuse a request without one (ErrUnauthorized) and one
-// whose scope does not cover them (ErrForbidden): writes need plants:write,
-// reads plants:read by default.
+// WithToken sends token, a JWT, as the bearer token of every request. Every
+// operation of the API needs one, so New needs WithToken or
+// WithTokenSource; the API refuses a token it does not accept
+// (ErrUnauthorized) and one whose scope does not cover the operation
+// (ErrForbidden): writes need plants:write, reads plants:read by default.
 func WithToken(token string) Option {
-	return func(s *settings) error {
+	return optionFunc(func(s *settings) error {
 		if token == "" {
 			return errors.New("plantstore: WithToken: the token is empty")
 		}
 		s.token = func(context.Context) (string, error) { return token, nil }
 		return nil
-	}
+	})
 }
 
 // WithTokenSource asks source for the bearer token before every request, so
@@ -36,13 +46,13 @@ func WithToken(token string) Option {
 // fails with its error, wrapped. Of WithToken and WithTokenSource, the one
 // given last is used.
 func WithTokenSource(source func(ctx context.Context) (string, error)) Option {
-	return func(s *settings) error {
+	return optionFunc(func(s *settings) error {
 		if source == nil {
 			return errors.New("plantstore: WithTokenSource: the source is nil")
 		}
 		s.token = source
 		return nil
-	}
+	})
 }
 
 // WithHTTPClient sends the requests through hc: its transport, its time-out
@@ -50,23 +60,23 @@ func WithTokenSource(source func(ctx context.Context) (string, error)) Option {
 // redirects. Without it, the client uses a *http.Client of its own with
 // DefaultTimeout and http.DefaultTransport.
 func WithHTTPClient(hc *http.Client) Option {
-	return func(s *settings) error {
+	return optionFunc(func(s *settings) error {
 		if hc == nil {
 			return errors.New("plantstore: WithHTTPClient: the client is nil")
 		}
 		s.http = hc
 		return nil
-	}
+	})
 }
 
 // WithUserAgent sends ua as the User-Agent of every request instead of
 // DefaultUserAgent, so that the service's access log tells callers apart.
 func WithUserAgent(ua string) Option {
-	return func(s *settings) error {
+	return optionFunc(func(s *settings) error {
 		if ua == "" {
 			return errors.New("plantstore: WithUserAgent: the user agent is empty")
 		}
 		s.userAgent = ua
 		return nil
-	}
+	})
 }

@@ -1,6 +1,10 @@
 package client
 
-import "encoding/json"
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+)
 
 // Plant is a stored plant, as the API answers it. Its JSON is the API's.
 type Plant struct {
@@ -10,10 +14,31 @@ type Plant struct {
 	Name string `json:"name"`
 	// Tag is the plant's tag, exactly as it was sent; "" when it has none.
 	Tag string `json:"tag,omitempty"`
-	// ETag identifies the stored state the answer showed (its ETag header,
-	// quotes included), for IfMatch and IfNoneMatch. Create, Get and Change
-	// fill it in; plants from a list have none ("").
+	// ETag identifies the stored state the answer showed (quotes
+	// included), for IfMatch and IfNoneMatch: a listed plant can be changed
+	// or deleted on condition without a Get first. Create, Get and Change
+	// take it from the answer's ETag header; List, ListPage and the feed's
+	// events compute it from the plant's JSON as the API listed it, by the
+	// rule docs/openapi.yaml states, which makes it the ETag that GET
+	// /plants/{id} answers for that state (for an event, the state after
+	// its write: the plant's current ETag while no later write followed).
+	// A Plant built or decoded by the caller has none ("").
 	ETag string `json:"-"`
+}
+
+// listed decodes item, one plant of a list page or of an event as the API
+// rendered it, into a Plant with its ETag: the API's, the unpadded base64url
+// of the first 16 bytes of the SHA-256 of item, in double quotes. It hashes
+// item's bytes as they were served: the same plant encoded again could
+// differ in a byte (an escape, the order of members) and so in its ETag.
+func listed(item json.RawMessage) (Plant, error) {
+	var p Plant
+	if err := json.Unmarshal(item, &p); err != nil {
+		return Plant{}, err
+	}
+	sum := sha256.Sum256(item)
+	p.ETag = `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
+	return p, nil
 }
 
 // NewPlant is a plant to create. Its JSON is the API's.

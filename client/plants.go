@@ -14,6 +14,9 @@ import (
 // stores nothing new. When a different plant has the id, it fails with an
 // *Error matching ErrConflict (409, CodeConflict) and changes nothing.
 func (c *Client) Create(ctx context.Context, p NewPlant) (Plant, error) {
+	if err := c.ready(); err != nil {
+		return Plant{}, err
+	}
 	body, err := json.Marshal(p)
 	if err != nil {
 		return Plant{}, fmt.Errorf("plantstore: %w", err)
@@ -35,10 +38,15 @@ func (c *Client) Create(ctx context.Context, p NewPlant) (Plant, error) {
 // Get reads the plant with the given id, with its ETag. It fails with an
 // *Error matching ErrNotFound when there is none.
 //
-// With IfNoneMatch(etag) it answers ErrNotModified (a sentinel, not an
-// *Error) while the plant's ETag is still etag, and then a Plant with only
-// its ID and ETag: the copy the caller holds is current.
+// With IfNoneMatch(etag) it answers the zero Plant and a *NotModifiedError,
+// which errors.Is matches with ErrNotModified, while the plant's ETag is
+// still etag: the copy the caller holds is current. The error carries the
+// current ETag, which tells which one it is when the condition listed
+// several.
 func (c *Client) Get(ctx context.Context, id int64, conds ...Condition) (Plant, error) {
+	if err := c.ready(); err != nil {
+		return Plant{}, err
+	}
 	edit, err := conditionEditors(conds)
 	if err != nil {
 		return Plant{}, err
@@ -49,7 +57,7 @@ func (c *Client) Get(ctx context.Context, id int64, conds ...Condition) (Plant, 
 		return Plant{}, err
 	}
 	if resp.StatusCode == http.StatusNotModified {
-		return Plant{ID: id, ETag: resp.Header.Get("ETag")}, ErrNotModified
+		return Plant{}, &NotModifiedError{ETag: resp.Header.Get("ETag")}
 	}
 	return decodePlant(resp, b)
 }
@@ -61,6 +69,9 @@ func (c *Client) Get(ctx context.Context, id int64, conds ...Condition) (Plant, 
 // with IfMatch(p.ETag), a change made by someone else since p was read is
 // never overwritten. Without a Condition the last change wins.
 func (c *Client) Change(ctx context.Context, id int64, patch Patch, conds ...Condition) (Plant, error) {
+	if err := c.ready(); err != nil {
+		return Plant{}, err
+	}
 	edit, err := conditionEditors(conds)
 	if err != nil {
 		return Plant{}, err
@@ -83,6 +94,9 @@ func (c *Client) Change(ctx context.Context, id int64, patch Patch, conds ...Con
 // so), and with one matching ErrPreconditionFailed, deleting nothing, when
 // a Condition does not hold.
 func (c *Client) Delete(ctx context.Context, id int64, conds ...Condition) error {
+	if err := c.ready(); err != nil {
+		return err
+	}
 	edit, err := conditionEditors(conds)
 	if err != nil {
 		return err

@@ -25,6 +25,8 @@ type checkedTransport struct {
 	mu sync.Mutex
 	// sent are the requests sent, as "METHOD /path?query".
 	sent []string
+	// anonymous sends the requests without their Authorization.
+	anonymous bool
 }
 
 func (c *checkedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -35,6 +37,10 @@ func (c *checkedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	c.mu.Lock()
 	c.sent = append(c.sent, req.Method+" "+req.URL.RequestURI())
 	c.mu.Unlock()
+	if c.anonymous {
+		req = req.Clone(req.Context())
+		req.Header.Del("Authorization")
+	}
 	resp, err := rt.RoundTrip(req)
 	if err != nil {
 		return nil, err
@@ -56,11 +62,17 @@ func (c *checkedTransport) requests() []string {
 	return append([]string(nil), c.sent...)
 }
 
-// plantClient is a client of s that sends token ("" sends none), and the
-// transport that checks and counts its exchanges.
+// plantClient is a client of s that sends token, and the transport that
+// checks and counts its exchanges. With token "", opts give the token
+// (WithTokenSource), or none does and the client's requests reach the API
+// without one: New wants a token, which the transport then takes off, as a
+// proxy that drops the header would.
 func (s *testServer) plantClient(t *testing.T, token string, opts ...client.Option) (*client.Client, *checkedTransport) {
 	t.Helper()
-	tr := &checkedTransport{t: t, s: s}
+	tr := &checkedTransport{t: t, s: s, anonymous: token == "" && len(opts) == 0}
+	if tr.anonymous {
+		token = "dropped on the way"
+	}
 	opts = append([]client.Option{client.WithHTTPClient(&http.Client{Transport: tr})}, opts...)
 	if token != "" {
 		opts = append(opts, client.WithToken(token))

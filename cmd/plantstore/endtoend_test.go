@@ -17,7 +17,9 @@ import (
 
 // Each store, wired into the whole service, serves every plant operation end
 // to end, the conditional ones, a list walked page by page and a removed
-// tag through the Go client as a caller uses it, and answers the admin
+// tag through the Go client as a caller uses it (listed plants and events
+// with the ETags GET answers, a feed cursor saved inside a page that the
+// API takes), and answers the admin
 // listener's probes and metrics. The HTTP contract itself is tested in
 // adapters/httpapi on the memory store, and what the stores guarantee (the preconditions' atomicity across two stores
 // on one database too) by the store suite, adapters/storetest.
@@ -44,7 +46,8 @@ func TestEachStoreEndToEnd(t *testing.T) {
 
 		ctx, etag := context.Background(), created.header.Get("ETag")
 		c := s.apiClient(t, s.token(t, nil))
-		if p, err := c.Get(ctx, 5, client.IfNoneMatch(etag)); !errors.Is(err, client.ErrNotModified) || p.ETag != etag {
+		var current *client.NotModifiedError
+		if p, err := c.Get(ctx, 5, client.IfNoneMatch(etag)); !errors.As(err, &current) || current.ETag != etag || p != (client.Plant{}) {
 			t.Fatalf("read if none match %q: %+v %v", etag, p, err)
 		}
 		changed, err := c.Change(ctx, 5, client.Patch{}.SetName("Moss"), client.IfMatch(etag))
@@ -67,8 +70,10 @@ func TestEachStoreEndToEnd(t *testing.T) {
 			}
 			listed = append(listed, p)
 		}
-		if want := []client.Plant{{ID: -7, Name: "Aloe"}, {ID: 5, Name: "Moss", Tag: "shade"}}; !slices.Equal(listed, want) {
-			t.Fatalf("listed %+v, want %+v", listed, want)
+		// Each with the ETag that GET answers, as the store rendered it.
+		aloe, err := c.Get(ctx, -7)
+		if want := []client.Plant{aloe, changed}; err != nil || !slices.Equal(listed, want) {
+			t.Fatalf("listed %+v, want %+v (%v)", listed, want, err)
 		}
 		untagged, err := c.Change(ctx, 5, client.Patch{}.RemoveTag(), client.IfMatch(changed.ETag))
 		if err != nil || untagged.Name != "Moss" || untagged.Tag != "" {
@@ -127,6 +132,31 @@ func TestEachStoreEndToEnd(t *testing.T) {
 		}
 		if strings.Join(got, "; ") != strings.Join(want, "; ") {
 			t.Fatalf("the feed shows %v, want %v", got, want)
+		}
+		// The client's events carry their plants' ETags: the latest event
+		// of each plant holds the ETag that GET answers.
+		latest, ids := map[int64]client.Plant{}, []string{}
+		for e, err := range c.Feed(client.FeedOptions{PageSize: 4}).Events(ctx) {
+			if err != nil {
+				t.Fatalf("feed: %v", err)
+			}
+			latest[e.Plant.ID], ids = e.Plant, append(ids, e.ID)
+		}
+		ivy, err := c.Get(ctx, 5)
+		if err != nil || len(latest) != 2 || latest[5] != ivy || latest[-7] != aloe {
+			t.Fatalf("the latest events hold %+v; GET answers %+v and %+v (%v)", latest, ivy, aloe, err)
+		}
+		// A walk stopped inside a page saves the store's own cursor: the API
+		// takes it and goes on after the last event yielded.
+		f := c.Feed(client.FeedOptions{PageSize: 4})
+		for range f.Events(ctx) {
+			break
+		}
+		cursor, err := f.Cursor(ctx)
+		r := s.call(t, "GET", "/events?after="+cursor)
+		var after []struct{ ID string }
+		if err != nil || r.status != 200 || json.Unmarshal([]byte(r.body), &after) != nil || len(after) != len(ids)-1 || after[0].ID != ids[1] {
+			t.Fatalf("GET /events?after=%s (%v): %d %s, want the events after %s", cursor, err, r.status, r.body, ids[0])
 		}
 
 		s.adminGet(t, "/healthz").expect(t, 200, "")

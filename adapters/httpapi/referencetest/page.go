@@ -97,17 +97,27 @@ func (b *Browser) typeInto(sel chromedp.CSS, text string) chromedp.Action[chrome
 	})
 }
 
-// TryIt opens an operation, fills its parameters (by name) and its body
-// when given, executes it, and returns the status and JSON body the page
-// shows. An answer left by an earlier run is cleared first.
-func (b *Browser) TryIt(t testing.TB, op Operation, params map[string]string, body string) (int, any) {
+// Answer is what the page shows of an answer: its status, its body decoded
+// from JSON (nil when it has none) and its headers, by lower-case name.
+type Answer struct {
+	Status int
+	Body   any
+	Header map[string]string
+}
+
+// TryIt opens an operation, checks the parameters it shows
+// (ExpectParameters), fills them (by name) and its body when given,
+// executes it, and returns the answer the page shows. An answer
+// left by an earlier run is cleared first.
+func (b *Browser) TryIt(t testing.TB, op Operation, params map[string]string, body string) Answer {
 	t.Helper()
 	block := `document.getElementById("operations-` + op.Tag + `-` + op.ID + `")`
 	b.do(t, "find "+op.ID, chromedp.WaitVisible(op.sel(".opblock-summary")))
-	var steps []chromedp.Action[chromedp.Void]
 	if !eval[bool](t, b, block+`.classList.contains("is-open")`) {
-		steps = append(steps, chromedp.Click(op.sel(".opblock-summary-control")))
+		b.do(t, "open "+op.ID, chromedp.Click(op.sel(".opblock-summary-control")))
 	}
+	b.ExpectParameters(t, op)
+	var steps []chromedp.Action[chromedp.Void]
 	if eval[bool](t, b, block+`.querySelector(".live-responses-table") !== null`) {
 		steps = append(steps, chromedp.Click(op.sel(".btn-clear")), chromedp.WaitNotPresent(op.sel(".live-responses-table")))
 	}
@@ -128,19 +138,27 @@ func (b *Browser) TryIt(t testing.TB, op Operation, params map[string]string, bo
 	if err != nil {
 		t.Fatalf("try %s: status %q", op.ID, statusText)
 	}
-	// The body is the block after the "Response body" heading.
-	text := eval[string](t, b, `(() => {
-		const h = Array.from(`+block+`.querySelectorAll(".live-responses-table h5")).find(h => h.textContent === "Response body");
-		const pre = h && h.nextElementSibling && h.nextElementSibling.querySelector("pre");
+	// The body and the headers are each in the block after their heading.
+	section := func(heading string) string {
+		return eval[string](t, b, `(() => {
+		const h = Array.from(`+block+`.querySelectorAll(".live-responses-table h5")).find(h => h.textContent === "`+heading+`");
+		const next = h && h.nextElementSibling;
+		const pre = next && (next.matches("pre") ? next : next.querySelector("pre"));
 		return pre ? pre.innerText : "";
 	})()`)
-	var answer any
-	if strings.TrimSpace(text) != "" {
-		if err := json.Unmarshal([]byte(text), &answer); err != nil {
+	}
+	a := Answer{Status: status, Header: map[string]string{}}
+	if text := section("Response body"); strings.TrimSpace(text) != "" {
+		if err := json.Unmarshal([]byte(text), &a.Body); err != nil {
 			t.Fatalf("try %s: the page shows a body that is not JSON: %q", op.ID, text)
 		}
 	}
-	return status, answer
+	for line := range strings.SplitSeq(section("Response headers"), "\n") {
+		if name, value, ok := strings.Cut(line, ":"); ok {
+			a.Header[strings.ToLower(strings.TrimSpace(name))] = strings.TrimSpace(value)
+		}
+	}
+	return a
 }
 
 // ShowAnswer fits the viewport to the end of an operation's answer: the

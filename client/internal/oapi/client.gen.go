@@ -142,7 +142,8 @@ type Event struct {
 	Number int64 `json:"number"`
 
 	// Plant The plant as stored after the write; for `plant.deleted`, the
-	// state it had when it was deleted.
+	// state it had when it was deleted. Rendered as `GET /plants` lists
+	// it, so that its `ETag` is derived from these bytes as there.
 	Plant PlantItem `json:"plant"`
 
 	// Time When the write was committed, in UTC, to the microsecond at most
@@ -567,6 +568,14 @@ type ClientInterface interface {
 	// writes, their `number` increasing, across deletes and re-creates, so
 	// that a reader can drop an event older than one it applied.
 	//
+	// An event's `plant` is the plant's item as `GET /plants` lists it, and
+	// its `ETag` is derived from it the same way: `"`, the unpadded
+	// base64url of the first 16 bytes of the SHA-256 of the `plant` member's
+	// bytes exactly as the page holds them, `"`. It is the `ETag` that
+	// `GET /plants/{id}` answers for the state after the write (for
+	// `plant.deleted`, the state that was deleted): while no later write of
+	// the plant followed, its current `ETag`, good for `If-Match`.
+	//
 	// Events are kept for `PLANTSTORE_EVENT_RETENTION` (168 h by default).
 	// A reader that follows its links at least that often never loses its
 	// place, even on a feed where nothing happens; an older cursor is
@@ -588,6 +597,15 @@ type ClientInterface interface {
 	// when given), and only then. Pages are keyset pages: walking them from
 	// the first to the last lists every plant that existed for the whole
 	// walk exactly once, whatever is created or deleted meanwhile.
+	//
+	// A listed plant's `ETag` is the one `GET /plants/{id}` answers for the
+	// state listed, so that a listed plant can be changed or deleted with
+	// `If-Match` without a read first: `"`, then the unpadded base64url
+	// (RFC 4648 §5) of the first 16 bytes of the SHA-256 of the plant's
+	// item exactly as the page lists it (its bytes from `{` to `}`, as
+	// served, not decoded and encoded again), then `"`. For the item
+	// `{"id":7,"name":"Monstera deliciosa","tag":"aroid"}` that is
+	// `"1IFziY5T0I1Dap_wFA5Chw"`.
 	//
 	// Each query parameter may be given at most once; any other parameter is
 	// refused with `40002`. Needs a bearer token with the read scope
@@ -776,6 +794,14 @@ type ClientInterface interface {
 // writes, their `number` increasing, across deletes and re-creates, so
 // that a reader can drop an event older than one it applied.
 //
+// An event's `plant` is the plant's item as `GET /plants` lists it, and
+// its `ETag` is derived from it the same way: `"`, the unpadded
+// base64url of the first 16 bytes of the SHA-256 of the `plant` member's
+// bytes exactly as the page holds them, `"`. It is the `ETag` that
+// `GET /plants/{id}` answers for the state after the write (for
+// `plant.deleted`, the state that was deleted): while no later write of
+// the plant followed, its current `ETag`, good for `If-Match`.
+//
 // Events are kept for `PLANTSTORE_EVENT_RETENTION` (168 h by default).
 // A reader that follows its links at least that often never loses its
 // place, even on a feed where nothing happens; an older cursor is
@@ -807,6 +833,15 @@ func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEd
 // when given), and only then. Pages are keyset pages: walking them from
 // the first to the last lists every plant that existed for the whole
 // walk exactly once, whatever is created or deleted meanwhile.
+//
+// A listed plant's `ETag` is the one `GET /plants/{id}` answers for the
+// state listed, so that a listed plant can be changed or deleted with
+// `If-Match` without a read first: `"`, then the unpadded base64url
+// (RFC 4648 §5) of the first 16 bytes of the SHA-256 of the plant's
+// item exactly as the page lists it (its bytes from `{` to `}`, as
+// served, not decoded and encoded again), then `"`. For the item
+// `{"id":7,"name":"Monstera deliciosa","tag":"aroid"}` that is
+// `"1IFziY5T0I1Dap_wFA5Chw"`.
 //
 // Each query parameter may be given at most once; any other parameter is
 // refused with `40002`. Needs a bearer token with the read scope
@@ -1584,6 +1619,14 @@ type ClientWithResponsesInterface interface {
 	// writes, their `number` increasing, across deletes and re-creates, so
 	// that a reader can drop an event older than one it applied.
 	//
+	// An event's `plant` is the plant's item as `GET /plants` lists it, and
+	// its `ETag` is derived from it the same way: `"`, the unpadded
+	// base64url of the first 16 bytes of the SHA-256 of the `plant` member's
+	// bytes exactly as the page holds them, `"`. It is the `ETag` that
+	// `GET /plants/{id}` answers for the state after the write (for
+	// `plant.deleted`, the state that was deleted): while no later write of
+	// the plant followed, its current `ETag`, good for `If-Match`.
+	//
 	// Events are kept for `PLANTSTORE_EVENT_RETENTION` (168 h by default).
 	// A reader that follows its links at least that often never loses its
 	// place, even on a feed where nothing happens; an older cursor is
@@ -1607,6 +1650,15 @@ type ClientWithResponsesInterface interface {
 	// when given), and only then. Pages are keyset pages: walking them from
 	// the first to the last lists every plant that existed for the whole
 	// walk exactly once, whatever is created or deleted meanwhile.
+	//
+	// A listed plant's `ETag` is the one `GET /plants/{id}` answers for the
+	// state listed, so that a listed plant can be changed or deleted with
+	// `If-Match` without a read first: `"`, then the unpadded base64url
+	// (RFC 4648 §5) of the first 16 bytes of the SHA-256 of the plant's
+	// item exactly as the page lists it (its bytes from `{` to `}`, as
+	// served, not decoded and encoded again), then `"`. For the item
+	// `{"id":7,"name":"Monstera deliciosa","tag":"aroid"}` that is
+	// `"1IFziY5T0I1Dap_wFA5Chw"`.
 	//
 	// Each query parameter may be given at most once; any other parameter is
 	// refused with `40002`. Needs a bearer token with the read scope
@@ -2835,6 +2887,14 @@ func (r ChangePlantResponse) ContentType() string {
 // writes, their `number` increasing, across deletes and re-creates, so
 // that a reader can drop an event older than one it applied.
 //
+// An event's `plant` is the plant's item as `GET /plants` lists it, and
+// its `ETag` is derived from it the same way: `"`, the unpadded
+// base64url of the first 16 bytes of the SHA-256 of the `plant` member's
+// bytes exactly as the page holds them, `"`. It is the `ETag` that
+// `GET /plants/{id}` answers for the state after the write (for
+// `plant.deleted`, the state that was deleted): while no later write of
+// the plant followed, its current `ETag`, good for `If-Match`.
+//
 // Events are kept for `PLANTSTORE_EVENT_RETENTION` (168 h by default).
 // A reader that follows its links at least that often never loses its
 // place, even on a feed where nothing happens; an older cursor is
@@ -2864,6 +2924,15 @@ func (c *ClientWithResponses) ListEventsWithResponse(ctx context.Context, params
 // when given), and only then. Pages are keyset pages: walking them from
 // the first to the last lists every plant that existed for the whole
 // walk exactly once, whatever is created or deleted meanwhile.
+//
+// A listed plant's `ETag` is the one `GET /plants/{id}` answers for the
+// state listed, so that a listed plant can be changed or deleted with
+// `If-Match` without a read first: `"`, then the unpadded base64url
+// (RFC 4648 §5) of the first 16 bytes of the SHA-256 of the plant's
+// item exactly as the page lists it (its bytes from `{` to `}`, as
+// served, not decoded and encoded again), then `"`. For the item
+// `{"id":7,"name":"Monstera deliciosa","tag":"aroid"}` that is
+// `"1IFziY5T0I1Dap_wFA5Chw"`.
 //
 // Each query parameter may be given at most once; any other parameter is
 // refused with `40002`. Needs a bearer token with the read scope
