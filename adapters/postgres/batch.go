@@ -22,35 +22,17 @@ const maxAttempts = 3
 // consecutive segments, each one statement and one commit, and two writes
 // of one id share a segment only where their kind lets them share a row.
 //
-// The batch is answered within the query timeout, but its statements are
-// never cut short (writeCalls): one still running then goes on in the
-// background, holding its session, and every write of the batch is
-// answered ErrUnavailable, its outcome unknown.
+// Its statements are never cut short (writeCalls): one that outlives the
+// query timeout, most often a commit waiting for the synchronous standby,
+// holds its session and this batch until it ends, and the callers, each
+// bounded by its own deadline, have gone with ErrUnavailable meanwhile.
+// Write batches run on three quarters of the pool at most (Config.Batch's
+// MaxWriters), so that reads keep sessions while writes are held.
 func (s *Store) flush(ctx context.Context, batch []write) []result {
 	start := time.Now()
-	if n := s.watch.writes.overdue(start); n >= s.maxOverdueWrites() {
-		// Writes that outlive their deadline keep their sessions: past
-		// this bound the rest of the pool is left to reads, and new
-		// writes are refused until those end.
-		s.log.Warn("store writes held", "overdue", n)
-		return failAll[outcome](len(batch), errWritesHeld)
-	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
-	done := make(chan []result, 1)
-	s.background.Add(1)
-	// The batcher reuses batch once answered; the statements may go on.
-	own := slices.Clone(batch)
-	go func() {
-		defer s.background.Done()
-		done <- s.applyBatch(writing(ctx), own, start)
-	}()
-	select {
-	case out := <-done:
-		return out
-	case <-ctx.Done():
-		return failAll[outcome](len(batch), errWriteOutlived)
-	}
+	return s.applyBatch(writing(ctx), batch, start)
 }
 
 // applyBatch runs the segments of batch and answers each write; it
@@ -71,18 +53,6 @@ func (s *Store) applyBatch(ctx context.Context, batch []write, start time.Time) 
 	s.metrics.observeBatch(len(batch), time.Since(start))
 	return out
 }
-
-// errWriteOutlived answers a batch whose statements outlived the query
-// timeout: they may yet commit.
-var errWriteOutlived = fmt.Errorf("store: %w: %w (the write goes on and may yet commit)", application.ErrUnavailable, context.DeadlineExceeded)
-
-// errWritesHeld refuses a batch while too many writes wait past their
-// deadline, most often for a synchronous standby that is gone.
-var errWritesHeld = fmt.Errorf("store: %w (earlier writes still wait for the database, most often for the synchronous standby)", application.ErrUnavailable)
-
-// maxOverdueWrites is how many writes may go on past their deadline, each
-// holding a session, before new ones are refused: half the pool.
-func (s *Store) maxOverdueWrites() int { return max(1, s.cfg.MaxOpenConns/2) }
 
 // segments splits a batch, in order, into runs that one statement can apply
 // without reordering the writes of any id. A statement's parts all read one

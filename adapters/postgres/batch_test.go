@@ -178,7 +178,7 @@ func waitForLockWaits(t *testing.T, admin *sqlx.DB, dbname string, n int) {
 		var waiting int
 		err := admin.Get(&waiting, "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'", dbname)
 		return err == nil && waiting >= n
-	}, 30*time.Second, 10*time.Millisecond, "%d batch statements wait for a concurrent insert", n)
+	}, time.Minute, 10*time.Millisecond, "%d batch statements wait for a concurrent insert", n)
 }
 
 // renameWrite is an update of id's name, when the stored plant is expect

@@ -51,7 +51,8 @@ type Config struct {
 	// ConnectTimeout is how long Open retries an unreachable database
 	// (DefaultConnectTimeout). A deadline on Open's context also ends it.
 	ConnectTimeout time.Duration
-	// Batch tunes group commit. MaxWriters defaults to MaxOpenConns here.
+	// Batch tunes group commit. MaxWriters defaults to three quarters of
+	// MaxOpenConns here (defaultWriters).
 	Batch groupcommit.Config
 	// Receivers are the webhook URLs the outbox announces to; none keeps no
 	// events.
@@ -123,7 +124,7 @@ func (c Config) withDefaults() Config {
 		c.ConnectTimeout = DefaultConnectTimeout
 	}
 	if c.Batch.MaxWriters <= 0 {
-		c.Batch.MaxWriters = c.MaxOpenConns
+		c.Batch.MaxWriters = defaultWriters(c.MaxOpenConns)
 	}
 	if c.Pooler == "" {
 		c.Pooler = PoolerNone
@@ -136,3 +137,9 @@ func (c Config) withDefaults() Config {
 	}
 	return c
 }
+
+// defaultWriters is how many write batches may run at once on a pool of
+// conns: three quarters of it, at least one. A write's commit may wait for
+// the synchronous standby as long as it is gone, holding its session
+// (writeCalls): the rest of the pool is left to reads, which go on.
+func defaultWriters(conns int) int { return max(1, conns-conns/4) }

@@ -109,7 +109,7 @@ func deadlocks(t *testing.T, s *Store, admin *sqlx.DB, dbname string) int {
 		var sessions int
 		err := admin.Get(&sessions, "SELECT count(*) FROM pg_stat_activity WHERE datname = $1", dbname)
 		return err == nil && sessions == 0
-	}, 30*time.Second, 10*time.Millisecond, "every session on %s ends", dbname)
+	}, time.Minute, 10*time.Millisecond, "every session on %s ends", dbname)
 	var n int
 	if err := admin.Get(&n, "SELECT deadlocks FROM pg_stat_database WHERE datname = $1", dbname); err != nil {
 		t.Fatal(err)

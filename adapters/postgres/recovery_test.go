@@ -51,7 +51,7 @@ func TestStoreRecoversWhenTheDatabaseAcceptsConnectionsAgain(t *testing.T) {
 		id++
 		_, _, err := s.InsertIfAbsent(ctx, record(t, id, "After", ""))
 		return err == nil
-	}, 30*time.Second, 50*time.Millisecond, "the store recovers once the database accepts connections")
+	}, time.Minute, 50*time.Millisecond, "the store recovers once the database accepts connections")
 	if err := s.Ping(ctx); err != nil {
 		t.Fatalf("Ping after recovery: %v", err)
 	}

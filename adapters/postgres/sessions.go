@@ -149,7 +149,7 @@ func (c *session) begin(ctx context.Context) context.Context {
 		if c.nc != nil {
 			_ = c.nc.SetDeadline(time.Time{})
 		}
-		c.watch.writes.begin(c, deadline)
+		c.watch.writes.begin(c)
 		return context.WithoutCancel(ctx)
 	}
 	if c.nc != nil {

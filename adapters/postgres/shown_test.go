@@ -97,7 +97,7 @@ func TestARetryNeverShowsAWriteTheStandbyDidNotConfirm(t *testing.T) {
 	c.Primary.Kill()
 	c.Restart(t, c.Standby) // with what it had: the primary is gone
 	c.Promote(t)
-	require.Eventually(t, func() bool { _, _, err := find(s, 1); return err == nil }, 20*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { _, _, err := find(s, 1); return err == nil }, time.Minute, 10*time.Millisecond,
 		"the store never read from the promoted standby")
 	for _, id := range []domain.ID{1, 2, 3} {
 		p, ok, err := find(s, id)
@@ -137,12 +137,12 @@ func TestAfterALostSessionNothingIsShownUntilConfirmed(t *testing.T) {
 			var n int
 			require.Eventually(t, func() bool {
 				return cl.DB(t, cl.Primary).QueryRow("SELECT count(*) FROM plants WHERE id = 2").Scan(&n) == nil && n == 1
-			}, 20*time.Second, 10*time.Millisecond, "the unconfirmed commit never became visible on the primary")
+			}, time.Minute, 10*time.Millisecond, "the unconfirmed commit never became visible on the primary")
 
 			require.Eventually(t, func() bool {
 				_, _, err := find(s, 1)
 				return errors.Is(err, application.ErrUnavailable)
-			}, 20*time.Second, 10*time.Millisecond, "the store answered reads after the loss, unconfirmed")
+			}, time.Minute, 10*time.Millisecond, "the store answered reads after the loss, unconfirmed")
 			for _, id := range []domain.ID{1, 2} {
 				if _, _, err := find(s, id); !errors.Is(err, application.ErrUnavailable) {
 					t.Fatalf("plant %d read before the standby confirmed it: %v; want ErrUnavailable", id, err)
@@ -150,7 +150,7 @@ func TestAfterALostSessionNothingIsShownUntilConfirmed(t *testing.T) {
 			}
 
 			cl.Restart(t, cl.Standby)
-			require.Eventually(t, func() bool { _, ok, err := find(s, 2); return err == nil && ok }, 30*time.Second, 10*time.Millisecond,
+			require.Eventually(t, func() bool { _, ok, err := find(s, 2); return err == nil && ok }, time.Minute, 10*time.Millisecond,
 				"the plant never shown once the standby was back")
 		})
 	}
@@ -166,7 +166,7 @@ func terminateWaitForTheStandby(t *testing.T, c *pgcluster.Cluster) {
 		var n int
 		err := admin.QueryRow(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE wait_event = 'SyncRep'`).Scan(&n)
 		return err == nil && n > 0
-	}, 10*time.Second, 10*time.Millisecond, "no backend waited for the standby")
+	}, time.Minute, 10*time.Millisecond, "no backend waited for the standby")
 }
 
 // readToHead reads the feed after after, a page of 100 at a time, until a
@@ -224,7 +224,7 @@ func TestAFeedCursorKeepsItsPlaceAcrossAPromotion(t *testing.T) {
 				return ok, err
 			})
 			return err == nil
-		}, 20*time.Second, 10*time.Millisecond, "plant %d never created on the promoted standby", id)
+		}, time.Minute, 10*time.Millisecond, "plant %d never created on the promoted standby", id)
 	}
 	if read, _ = readToHead(t, s, cursor, true); read != created {
 		t.Fatalf("from the cursor handed out before the promotion: %d events; want the %d creates since", read, created)

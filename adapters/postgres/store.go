@@ -40,7 +40,7 @@ type Store struct {
 
 	watch      *serverWatch   // what the sessions of both pools learn of the server
 	confirm    confirmation   // see confirm.go
-	background sync.WaitGroup // write batches past their answer (flush), the confirmation
+	background sync.WaitGroup // the confirmation in flight
 
 	closeOnce sync.Once
 	closeErr  error
@@ -125,7 +125,7 @@ func (s *Store) Close() error {
 		s.reads.Close()
 		s.lists.Close()
 		s.feeds.Close()
-		s.watch.writes.severAll() // the confirmation's, if one waits, and those past their answer
+		s.watch.writes.severAll() // the confirmation's, if one waits
 		s.background.Wait()
 		s.stmts.close()
 		s.closeErr = errors.Join(s.db.Close(), s.closeOutbox())

@@ -8,7 +8,6 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/lib/pq"
 	"github.com/lib/pq/pqerror"
@@ -94,22 +93,21 @@ func serverStarted(ctx context.Context, conn driver.Conn) (string, error) {
 	return "", errors.New("pq: pg_postmaster_start_time() is not text")
 }
 
-// writeCalls are the sessions in a call that writes, each with its
-// caller's deadline. Such a call is never cut short at that deadline (see
-// session.begin): its commit may be waiting for the synchronous standby,
-// and PostgreSQL makes a commit whose wait is cancelled visible at once,
-// unconfirmed. The caller is answered at its deadline all the same, and
-// the session stays with the call: overdue counts those calls, which the
-// store bounds (Store.flush), and closing the store cuts them (severAll).
+// writeCalls are the sessions in a call that writes. Such a call is never
+// cut short at its caller's deadline (see session.begin): its commit may be
+// waiting for the synchronous standby, and PostgreSQL makes a commit whose
+// wait is cancelled visible at once, unconfirmed. The caller is answered at
+// its deadline all the same; the session stays with the call until it
+// ends, or until closing the store cuts it (severAll).
 type writeCalls struct {
 	mu      sync.Mutex
-	calls   map[*session]time.Time
+	calls   map[*session]struct{}
 	severed bool
 }
 
-// begin notes s in a call that writes for a caller whose deadline is
-// deadline (zero for none). Once the calls are severed, s is cut at once.
-func (w *writeCalls) begin(s *session, deadline time.Time) {
+// begin notes s in a call that writes. Once the calls are severed, s is
+// cut at once.
+func (w *writeCalls) begin(s *session) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.severed {
@@ -117,28 +115,15 @@ func (w *writeCalls) begin(s *session, deadline time.Time) {
 		return
 	}
 	if w.calls == nil {
-		w.calls = make(map[*session]time.Time)
+		w.calls = make(map[*session]struct{})
 	}
-	w.calls[s] = deadline
+	w.calls[s] = struct{}{}
 }
 
 func (w *writeCalls) end(s *session) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	delete(w.calls, s)
-}
-
-// overdue is how many calls are still going past their caller's deadline.
-func (w *writeCalls) overdue(now time.Time) int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n := 0
-	for _, deadline := range w.calls {
-		if !deadline.IsZero() && now.After(deadline) {
-			n++
-		}
-	}
-	return n
 }
 
 // severAll cuts the socket of every call that writes, now and from now

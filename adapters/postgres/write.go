@@ -73,8 +73,16 @@ func (s *Store) DeletePlant(ctx context.Context, id domain.ID) (bool, error) {
 	return res.done, err
 }
 
-// submit hands w to the batcher and waits for its batch to commit.
+// submit hands w to the batcher and waits for its batch to commit, until
+// the caller's deadline or, for a caller without one, the query timeout: a
+// batch's statements are never cut short, and a commit waiting for a
+// synchronous standby that is gone would otherwise hold its caller too.
 func (s *Store) submit(ctx context.Context, w write) (outcome, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.cfg.QueryTimeout)
+		defer cancel()
+	}
 	res, err := s.batcher.Submit(ctx, w)
 	return res, submitError(err)
 }

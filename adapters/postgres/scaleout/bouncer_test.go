@@ -89,7 +89,7 @@ func startBouncerTo(t testing.TB, poolSize int, upstream, user string) *bouncer 
 			_ = c.Close()
 		}
 		return err == nil
-	}, 10*time.Second, 10*time.Millisecond, "pgbouncer does not listen on %s", addr)
+	}, time.Minute, 10*time.Millisecond, "pgbouncer does not listen on %s", addr)
 	select {
 	case err := <-exited:
 		t.Fatalf("pgbouncer exited: %v\n%s", err, b.logTail())

@@ -220,7 +220,7 @@ func TestAFailoverAfterTheStandbyDiedLosesNothingAcknowledged(t *testing.T) {
 	failover(t, c, func(l *ledger) {
 		c.Standby.Kill()
 		l.unsafeSince.Store(time.Now().UnixNano())
-		require.Eventually(t, func() bool { return l.refusals.Load() > 0 }, 10*time.Second, 5*time.Millisecond, "no write refused without a standby")
+		require.Eventually(t, func() bool { return l.refusals.Load() > 0 }, time.Minute, 5*time.Millisecond, "no write refused without a standby")
 		c.Primary.Kill()
 	}, func(l *ledger) *pgcluster.Server {
 		// The new primary runs without a standby of its own, as a
@@ -294,12 +294,12 @@ func failoverOf(t *testing.T, s *postgres.Store, outage func(*ledger), recover f
 	}()
 
 	acked := func() int { l.mu.Lock(); defer l.mu.Unlock(); return len(l.created) }
-	require.Eventually(t, func() bool { return acked() >= 200 }, 20*time.Second, 5*time.Millisecond, "no load before the failover")
+	require.Eventually(t, func() bool { return acked() >= 200 }, time.Minute, 5*time.Millisecond, "no load before the failover")
 	outage(l)
-	require.Eventually(t, func() bool { return l.refusals.Load() > 0 }, 10*time.Second, 5*time.Millisecond, "no write refused during the outage")
+	require.Eventually(t, func() bool { return l.refusals.Load() > 0 }, time.Minute, 5*time.Millisecond, "no write refused during the outage")
 	primary := recover(l)
 	promoted := time.Now()
-	require.Eventually(t, func() bool { return l.lastAck.Load() > promoted.UnixNano() }, 10*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return l.lastAck.Load() > promoted.UnixNano() }, time.Minute, time.Millisecond,
 		"no write acknowledged after the recovery")
 	back := time.Unix(0, l.lastAck.Load()).Sub(promoted)
 	t.Logf("first acknowledged write %s after the recovery; %d writes refused meanwhile", back.Round(time.Millisecond), l.refusals.Load())
@@ -307,7 +307,7 @@ func failoverOf(t *testing.T, s *postgres.Store, outage func(*ledger), recover f
 		t.Errorf("writes came back %s after the recovery; want within 5s", back)
 	}
 	before := acked()
-	require.Eventually(t, func() bool { return acked() >= before+200 }, 20*time.Second, 5*time.Millisecond, "the load did not resume")
+	require.Eventually(t, func() bool { return acked() >= before+200 }, time.Minute, 5*time.Millisecond, "the load did not resume")
 	stopLoad()
 	writers.Wait()
 
@@ -332,7 +332,7 @@ func failoverOf(t *testing.T, s *postgres.Store, outage func(*ledger), recover f
 			}
 		}
 		return true
-	}, 20*time.Second, 10*time.Millisecond, "an acknowledged plant's event never reached the receiver")
+	}, time.Minute, 10*time.Millisecond, "an acknowledged plant's event never reached the receiver")
 }
 
 // checkNothingLost compares the plants of primary, the one after the
