@@ -215,7 +215,7 @@ func (s *testServer) accessLine(t *testing.T, id string) string {
 		}
 		return ""
 	}
-	require.Eventually(t, func() bool { return find() != "" }, 5*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return find() != "" }, time.Minute, time.Millisecond,
 		"no access line with request id %s in:\n%s", id, s.logs.String())
 	return find()
 }

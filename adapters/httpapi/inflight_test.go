@@ -23,7 +23,7 @@ func TestInFlightCountsRequestsBeingServed(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); api.ServeHTTP(w, req) }()
 	// The request gives no sign of having begun but the count itself.
-	require.Eventually(t, func() bool { return api.InFlight() == 1 }, 5*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return api.InFlight() == 1 }, time.Minute, time.Millisecond,
 		"requests in flight while one reads its body; want 1")
 	refused := record(t, api, httptest.NewRequest(http.MethodGet, "/plants/1", nil)) // no token: 401
 	if refused.Code != http.StatusUnauthorized || api.InFlight() != 1 {

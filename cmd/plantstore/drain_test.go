@@ -81,7 +81,7 @@ func TestSIGTERMDelayAnswersEveryRequestThenRefuses(t *testing.T) {
 					}
 				})
 			}
-			require.Eventually(t, func() bool { return acked.Load() >= 100 }, 10*time.Second, 5*time.Millisecond,
+			require.Eventually(t, func() bool { return acked.Load() >= 100 }, time.Minute, 5*time.Millisecond,
 				"the service acknowledges creates before SIGTERM")
 			p.signal(t, syscall.SIGTERM)
 			signalled := p.signalled

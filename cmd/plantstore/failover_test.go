@@ -62,7 +62,7 @@ func TestFailoverOfThePrimaryLosesNoWriteAndNoEvent(t *testing.T) {
 	}
 	defer func() { stopLoad(); writers.Wait() }()
 
-	require.Eventually(t, func() bool { return len(l.acked()) >= 150 }, 20*time.Second, 5*time.Millisecond, "no load before the failover")
+	require.Eventually(t, func() bool { return len(l.acked()) >= 150 }, time.Minute, 5*time.Millisecond, "no load before the failover")
 	receiver.WaitHeld(t, func(n int) bool { return n > 0 }, 10*time.Second, "attempts in flight before the primary dies")
 	pending, inFlight := len(l.acked()), receiver.Held()
 	require.Empty(t, receiver.Deliveries(), "the receiver held every delivery until the primary died")
@@ -70,10 +70,10 @@ func TestFailoverOfThePrimaryLosesNoWriteAndNoEvent(t *testing.T) {
 	// The attempts in flight end now: their settlements, and the claims
 	// that follow, meet no primary.
 	receiver.Release()
-	require.Eventually(t, func() bool { return l.refusals.Load() > 0 }, 10*time.Second, 5*time.Millisecond, "no write refused without a primary")
+	require.Eventually(t, func() bool { return l.refusals.Load() > 0 }, time.Minute, 5*time.Millisecond, "no write refused without a primary")
 	c.Promote(t)
 	promoted := time.Now()
-	require.Eventually(t, func() bool { return l.lastAck.Load() > promoted.UnixNano() }, 10*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return l.lastAck.Load() > promoted.UnixNano() }, time.Minute, time.Millisecond,
 		"no write acknowledged after the promotion")
 	back := time.Unix(0, l.lastAck.Load()).Sub(promoted)
 	t.Logf("first acknowledged write %s after the promotion; %d writes refused meanwhile; %d creates pending delivery (%d in flight) when the primary died",
@@ -82,7 +82,7 @@ func TestFailoverOfThePrimaryLosesNoWriteAndNoEvent(t *testing.T) {
 		t.Errorf("writes came back %s after the promotion; want within 5s", back)
 	}
 	before := len(l.acked())
-	require.Eventually(t, func() bool { return len(l.acked()) >= before+150 }, 20*time.Second, 5*time.Millisecond, "the load did not resume")
+	require.Eventually(t, func() bool { return len(l.acked()) >= before+150 }, time.Minute, 5*time.Millisecond, "the load did not resume")
 	stopLoad()
 	writers.Wait()
 

@@ -40,7 +40,7 @@ func TestPostgreSQLOutageAnswers503AndRecovers(t *testing.T) {
 			refused = append(refused, r)
 		}
 		return r.status == 200
-	}, 30*time.Second, 50*time.Millisecond, "creates succeed again once the database accepts connections")
+	}, time.Minute, 50*time.Millisecond, "creates succeed again once the database accepts connections")
 	for _, r := range refused {
 		r.expectError(t, 503, "50301")
 	}
@@ -73,7 +73,7 @@ func refuseConnections(t *testing.T, admin *sqlx.DB, name string) {
 			return true // the test has failed: stop waiting
 		}
 		return left == 0 // no session was left to end
-	}, 30*time.Second, 20*time.Millisecond, "sessions of %s end", name)
+	}, time.Minute, 20*time.Millisecond, "sessions of %s end", name)
 }
 
 func allowConnections(t *testing.T, admin *sqlx.DB, name string) {

@@ -41,12 +41,12 @@ func TestWhatStrictSynchronousModeBuys(t *testing.T) {
 				}
 			})
 		}
-		require.Eventually(t, func() bool { return len(l.acked()) >= 100 }, 30*time.Second, 5*time.Millisecond, "no load")
+		require.Eventually(t, func() bool { return len(l.acked()) >= 100 }, time.Minute, 5*time.Millisecond, "no load")
 		old := h.Leader(t)
 		killed := time.Now()
 		h.KillLeader(t)
 		var leader *pgcluster.Member
-		require.Eventually(t, func() bool { leader = h.Leader(t); return leader != old }, 30*time.Second, 10*time.Millisecond)
+		require.Eventually(t, func() bool { leader = h.Leader(t); return leader != old }, time.Minute, 10*time.Millisecond)
 		// Watch the new leader until a standby is synchronous.
 		db := leader.DB(t)
 		var unguarded []time.Time // when the leader was seen with no standby named

@@ -101,7 +101,7 @@ func TestFailoverUnderPatroni(t *testing.T) {
 	}
 	for _, f := range faults {
 		before := acked()
-		require.Eventually(t, func() bool { return acked() >= before+100 }, 30*time.Second, 5*time.Millisecond, "no load before %s", f.name)
+		require.Eventually(t, func() bool { return acked() >= before+100 }, time.Minute, 5*time.Millisecond, "no load before %s", f.name)
 		old := h.Leader(t)
 		at := time.Now()
 		restore := f.apply()
@@ -199,7 +199,7 @@ func TestARetryUnderPatroniNeverShowsWhatAFailoverLoses(t *testing.T) {
 		require.Eventually(t, func() bool {
 			shown[path] = s.call(t, http.MethodGet, path)
 			return !shown[path].unavailable()
-		}, 30*time.Second, 10*time.Millisecond, "GET %s without the standbys: %s", path, shown[path])
+		}, time.Minute, 10*time.Millisecond, "GET %s without the standbys: %s", path, shown[path])
 	}
 	shown["/plants/1"].expect(t, 200, `{"id":1,"name":"before"}`)
 	shown["/plants/2"].expectError(t, 404, "40402")

@@ -308,7 +308,7 @@ func TestSIGTERMWithTheStoreStalledAndAReceiverHangingExitsZero(t *testing.T) {
 		read <- fmt.Sprintf("%d %s", resp.StatusCode, body)
 	}()
 	// Its connection open, the read is the service's to answer.
-	require.Eventually(t, func() bool { _, m := adminGet(p.admin, "/metrics"); return openConnections(m) > open }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { _, m := adminGet(p.admin, "/metrics"); return openConnections(m) > open }, time.Minute, 5*time.Millisecond)
 	p.signal(t, syscall.SIGTERM)
 	state := p.waitExit(t, grace+queryTimeout+5*time.Second)
 	if state.ExitCode() != 0 || !strings.Contains(p.output(), `"msg":"stopped"`) {

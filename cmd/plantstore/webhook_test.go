@@ -92,7 +92,7 @@ func announceAndTrace(t *testing.T, db string, sampler [2]string) {
 		return strings.Contains(m, "plantstore_webhook_attempts_total{outcome=\"delivered\"} 4\n") &&
 			strings.Contains(m, "plantstore_webhook_events_pending 0\n") &&
 			strings.Contains(m, "plantstore_webhook_delivery_latency_seconds_count 4\n")
-	}, 10*time.Second, 20*time.Millisecond, "metrics of four deliveries and none pending")
+	}, time.Minute, 20*time.Millisecond, "metrics of four deliveries and none pending")
 	want := map[string]bool{`{"id":7,"name":"Monstera deliciosa","tag":"aroid"}`: true, `{"id":-3,"name":"Café \"quoted\" \\ 🌵"}`: true}
 	ids := map[string]bool{}
 	for _, r := range []*webhooktest.Receiver{a, b} {
@@ -115,7 +115,7 @@ func announceAndTrace(t *testing.T, db string, sampler [2]string) {
 	}
 	require.Eventually(t, func() bool {
 		return len(collector.InTrace(caller, "POST /plants")) > 0 && len(linked("batch commit")) > 0 && len(linked("webhook attempt")) == 2
-	}, 10*time.Second, 10*time.Millisecond, "the spans of the request, use case, batch and attempts exported")
+	}, time.Minute, 10*time.Millisecond, "the spans of the request, use case, batch and attempts exported")
 	requests, useCases, batches := collector.InTrace(caller, "POST /plants"), collector.InTrace(caller, "CreatePlant"), linked("batch commit")
 	require.Equal(t, []int{1, 1, 1}, []int{len(requests), len(useCases), len(batches)}, "spans of the request, the use case, the batch")
 	require.Equal(t, []string{callerSpan, "plantstore-test"}, []string{requests[0].ParentID, requests[0].Service}, "the request continues the caller's trace")
@@ -231,10 +231,10 @@ func TestWebhooksListenPrintsVerifiedEvents(t *testing.T) {
 		_, rest, ok := strings.Cut(stderr.String(), "Receiving webhook deliveries at ")
 		url, _, _ = strings.Cut(rest, " ")
 		return ok
-	}, 5*time.Second, 10*time.Millisecond, "webhooks listen did not start")
+	}, time.Minute, 10*time.Millisecond, "webhooks listen did not start")
 	s := startService(t, storeURLs()["sqlite"](t), h.env(nil, url))
 	s.create(t, `{"id":7,"name":"Monstera deliciosa","tag":"aroid"}`).expect(t, 200, "")
-	require.Eventually(t, func() bool { return strings.Contains(stdout.String(), "\n") }, 10*time.Second, 20*time.Millisecond, "no event printed")
+	require.Eventually(t, func() bool { return strings.Contains(stdout.String(), "\n") }, time.Minute, 20*time.Millisecond, "no event printed")
 	var got map[string]any
 	line, _, _ := strings.Cut(stdout.String(), "\n") // at least once: a repeat may follow
 	require.NoError(t, json.Unmarshal([]byte(line), &got), line)

@@ -39,7 +39,7 @@ func TestWebhookEventsFailAndAreRedelivered(t *testing.T) {
 					var err error
 					out, err = runWebhooks(t, db, "list", "--failed")
 					return err == nil && strings.Count(out, "\n") == 3
-				}, 15*time.Second, 50*time.Millisecond, "the events did not fail")
+				}, time.Minute, 50*time.Millisecond, "the events did not fail")
 				failed := strings.Split(out, "\n")[1]
 				require.True(t, strings.Contains(failed, "failed") && strings.Contains(failed, "500") && strings.Contains(failed, event),
 					"webhooks list --failed:\n%s", out)
@@ -98,7 +98,7 @@ func TestEventsOfAReceiverNoLongerConfiguredWaitForIt(t *testing.T) {
 			due := dueAt(t, out, removed.URL)
 			// Once the event is due again, a commit wakes the worker for a
 			// round of claims: the event's receiver is not among them.
-			require.Eventually(t, func() bool { return time.Now().After(due) }, 10*time.Second, 20*time.Millisecond)
+			require.Eventually(t, func() bool { return time.Now().After(due) }, time.Minute, 20*time.Millisecond)
 			s.create(t, `{"id":3,"name":"Moss"}`).expect(t, 200, "")
 			kept.WaitDeliveries(t, 3, 10*time.Second)
 			require.Equal(t, tried, removed.Attempts(), "attempts to a receiver no longer configured")

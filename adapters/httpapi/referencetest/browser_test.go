@@ -54,7 +54,7 @@ func TestACleanRunReportsWhatThePageDidWrong(t *testing.T) {
 		last = all
 		return strings.Contains(all, `console.error: "boom"`) && strings.Contains(all, "request to another host: GET http://other.invalid/x") &&
 			strings.Contains(all, "load failed: http://other.invalid/x") && strings.Contains(all, "404 (Not Found) "+srv.URL+"/missing")
-	}, 10*time.Second, 20*time.Millisecond) {
+	}, time.Minute, 20*time.Millisecond) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		t.Logf("the problems reported: %s", last)
