@@ -33,7 +33,7 @@ const (
 	hostileCap      = 64
 	hostileShare    = 16
 	hostileDeadline = 5 * time.Second
-	goodRequests    = 400
+	goodRequests    = 200
 	goodWorkers     = 4
 )
 

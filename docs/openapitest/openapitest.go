@@ -6,10 +6,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -26,22 +28,31 @@ type Contract struct {
 	router routers.Router
 }
 
-// Load parses and validates docs/openapi.yaml.
+// Load parses and validates docs/openapi.yaml, once a process: every test
+// of a package checks against the one contract, read only.
 func Load(t testing.TB) *Contract {
 	t.Helper()
+	c, err := loadOnce()
+	if err != nil {
+		t.Fatalf("openapi: %v", err)
+	}
+	return c
+}
+
+var loadOnce = sync.OnceValues(func() (*Contract, error) {
 	doc, err := openapi3.NewLoader().LoadFromData(docs.OpenAPI)
 	if err != nil {
-		t.Fatalf("openapi: load: %v", err)
+		return nil, fmt.Errorf("load: %w", err)
 	}
 	if err := doc.Validate(context.Background()); err != nil {
-		t.Fatalf("openapi: validate: %v", err)
+		return nil, fmt.Errorf("validate: %w", err)
 	}
 	router, err := legacy.NewRouter(doc)
 	if err != nil {
-		t.Fatalf("openapi: router: %v", err)
+		return nil, fmt.Errorf("router: %w", err)
 	}
-	return &Contract{doc: doc, router: router}
-}
+	return &Contract{doc: doc, router: router}, nil
+})
 
 // Check fails t unless resp, whose body is body, is a response the document
 // allows for req. Requests for routes the document does not have (404) or
