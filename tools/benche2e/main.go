@@ -24,7 +24,9 @@
 //
 // Cells run interleaved (A B A B ...) for a number of rounds, each after a
 // checkpoint, and one Markdown table of the medians goes to standard output,
-// progress to standard error. It is what `make bench-e2e` runs;
+// progress to standard error. The run is then drawn against the targets
+// (-chart, docs/performance.svg), its cells saved beside the chart as JSON,
+// from which -chart-from draws it again. It is what `make bench-e2e` runs;
 // docs/performance.md explains the method.
 package main
 
@@ -35,6 +37,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,6 +72,9 @@ type options struct {
 	// eventsPerRow is how many events of the preloaded feed make one row
 	// of plant_events, as one statement's events do.
 	eventsPerRow int
+	// chart is the SVG the run is drawn into against the targets, its
+	// cells saved beside it; chartFrom, cells a run saved, to draw again.
+	chart, chartFrom string
 }
 
 // variant is one set of settings the service is measured with.
@@ -92,6 +98,16 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if o.chart != "" {
+		o.chart, o.chartFrom = fromRoot(ctx, o.chart), fromRoot(ctx, o.chartFrom)
+		if o.chartFrom != "" {
+			return redraw(o.chartFrom, o.chart)
+		}
+		// Known before the run, not after it.
+		if fi, err := os.Stat(filepath.Dir(o.chart)); err != nil || !fi.IsDir() {
+			return fmt.Errorf("-chart %s: no directory to write it in", o.chart)
+		}
+	}
 	if err := waitForIdle(ctx, o.waitIdle); err != nil {
 		return err
 	}
@@ -104,7 +120,45 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	b.report(os.Stdout)
+	if o.chart == "" {
+		return nil
+	}
+	r, saved := b.results(args), jsonBeside(o.chart)
+	if err := r.save(saved); err != nil {
+		return err
+	}
+	if err := drawChart(o.chart, r); err != nil {
+		return err
+	}
+	progress("drew %s; its cells are in %s", o.chart, saved)
 	return nil
+}
+
+// redraw draws the chart of the cells a run saved, measuring nothing.
+func redraw(from, chart string) error {
+	r, err := loadResults(from)
+	if err != nil {
+		return err
+	}
+	if err := drawChart(chart, r); err != nil {
+		return err
+	}
+	progress("drew %s from %s", chart, from)
+	return nil
+}
+
+// fromRoot takes a relative path from the repository root, as make runs
+// the tool; where no root is found (a static build on another machine),
+// from the working directory.
+func fromRoot(ctx context.Context, path string) string {
+	if path == "" || filepath.IsAbs(path) {
+		return path
+	}
+	root, err := moduleRoot(ctx)
+	if err != nil {
+		return path
+	}
+	return filepath.Join(root, path)
 }
 
 func parseOptions(args []string) (options, error) {
@@ -160,6 +214,8 @@ func parseOptions(args []string) (options, error) {
 	fs.DurationVar(&o.lagDrain, "lag-drain", 5*time.Second, "how long the lag cell waits after its window for the events still on their way")
 	fs.IntVar(&o.deliverEvents, "deliver-events", 60000, "due events in the outbox when a deliver cell's service starts; the last four fifths are measured")
 	fs.IntVar(&o.eventsPerRow, "events-per-row", 16, "events of the preloaded feed kept in one row of plant_events on PostgreSQL, as one write statement's are (builds that keep a row per event: one)")
+	fs.StringVar(&o.chart, "chart", "docs/performance.svg", "draw the service against the targets into this SVG after the run, and save the run's cells beside it (the same name, .json); a relative path is from the repository root; empty: none")
+	fs.StringVar(&o.chartFrom, "chart-from", "", "measure nothing: draw -chart again from the cells a run saved (its .json); a relative path is from the repository root")
 	fs.Float64Var(&o.maxNoise, "max-noise", 0.05, "measure a round again (at most twice) when other work or the hypervisor took more than this share of the machine in one of its cells; 0: never")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -187,6 +243,8 @@ func parseOptions(args []string) (options, error) {
 		return o, fmt.Errorf("get, get-not-modified, get-refused, list, list-tag, change and change+hook need -preload of at least %d", listLimit)
 	case len(o.pgbenchClients) == 0:
 		return o, errors.New("-pgbench-clients: want at least one")
+	case o.chartFrom != "" && o.chart == "":
+		return o, errors.New("-chart-from draws into -chart: give it a path")
 	}
 	return o, nil
 }

@@ -20,6 +20,7 @@ type sample struct {
 	rss       int64                     // the service's peak resident set in bytes; 0 when none ran
 	cpu       cpuTimes                  // CPU spent in the window
 	began     time.Time                 // when the window opened (service cells)
+	bytes     int64                     // answers' bytes read in the window, headers included (wrk's cells)
 
 	// The webhook's cells: plants the receiver first got in the window;
 	// for lag, the acknowledged plants never announced and the highest

@@ -14,14 +14,8 @@ import (
 // pasted into the documentation.
 func (b *bench) report(w io.Writer) {
 	o := b.o
-	cpu := "unknown CPU"
-	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		if _, v, ok := strings.Cut(string(data), "model name"); ok {
-			cpu = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.SplitN(v, "\n", 2)[0]), ":"))
-		}
-	}
 	fmt.Fprintf(w, "\n%s, %d cores; %s; %d rounds of %s after %s of warm-up (%d measured again: disturbed); medians of the rounds; %d plants preloaded\n",
-		cpu, runtime.NumCPU(), runtime.Version(), o.rounds, o.duration, o.warmup, b.discarded, max(0, o.preload))
+		cpuModel(), runtime.NumCPU(), runtime.Version(), o.rounds, o.duration, o.warmup, b.discarded, max(0, o.preload))
 	if len(o.env) > 0 {
 		fmt.Fprintf(w, "service settings: %s\n", strings.Join(o.env, " "))
 	}
@@ -83,6 +77,16 @@ func (b *bench) report(w io.Writer) {
 			c.store.kind, c.sc.name, c.load, conns, median(values(c, (*sample).rate)), rounds,
 			ms(c, 0.50), ms(c, 0.99), ratio, refs, failed, rss, cpuColumn(c, hooks), walColumn(c), hook)
 	}
+}
+
+// cpuModel is the machine's CPU as /proc/cpuinfo names it.
+func cpuModel() string {
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		if _, v, ok := strings.Cut(string(data), "model name"); ok {
+			return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.SplitN(v, "\n", 2)[0]), ":"))
+		}
+	}
+	return "unknown CPU"
 }
 
 // referenceOf returns the cell c is compared with: the reference of its

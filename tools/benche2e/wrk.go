@@ -57,6 +57,7 @@ type wrkResult struct {
 	P99US      int64 `json:"p99_us"`
 	MaxUS      int64 `json:"max_us"`
 	Taken      int64 `json:"taken"`
+	Bytes      int64 `json:"bytes"`
 }
 
 // runWrk runs wrk once and reads its result; the CPU of the service, of
@@ -94,6 +95,7 @@ func (b *bench) runWrk(ctx context.Context, c *cell, args []string, servicePID i
 		quantiles: map[float64]time.Duration{0.5: us(r.P50US), 0.99: us(r.P99US), 1: us(r.MaxUS)},
 		cpu:       <-cpu,
 		began:     began,
+		bytes:     r.Bytes,
 	}, nil
 }
 
@@ -131,9 +133,9 @@ function done(summary, latency)
   local most = 0
   for _, t in ipairs(threads) do most = math.max(most, t:get("taken")) end
   local e = summary.errors
-  io.write(string.format('{"requests":%d,"duration_us":%d,"non2xx":%d,"errors":%d,"p50_us":%d,"p99_us":%d,"max_us":%d,"taken":%.0f}\n',
+  io.write(string.format('{"requests":%d,"duration_us":%d,"non2xx":%d,"errors":%d,"p50_us":%d,"p99_us":%d,"max_us":%d,"taken":%.0f,"bytes":%.0f}\n',
     summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout,
-    latency:percentile(50), latency:percentile(99), latency.max, most * #threads))
+    latency:percentile(50), latency:percentile(99), latency.max, most * #threads, summary.bytes))
 end
 `
 }
