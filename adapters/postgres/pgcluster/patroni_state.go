@@ -108,6 +108,30 @@ func (h *HA) Leader(t testing.TB) *Member {
 	return leader
 }
 
+// WaitWritable waits until a member other than old leads with a synchronous
+// standby streaming from it, which strict synchronous mode needs before a
+// commit returns, and returns it: from then on the cluster acknowledges
+// writes, and what a client still waits for is its own doing.
+func (h *HA) WaitWritable(t testing.TB, old *Member) *Member {
+	t.Helper()
+	var leader *Member
+	h.waitFor(t, 60*time.Second, "no new leader with a synchronous standby", func() error {
+		st, err := h.dcs()
+		if err != nil {
+			return err
+		}
+		if !st.leads(st.leader) || st.leader == old.Name {
+			return fmt.Errorf("the leader lock names %q", st.leader)
+		}
+		if st.syncStandby == "" || st.syncStandby == st.leader {
+			return errors.New("no synchronous standby")
+		}
+		leader = h.member(st.leader)
+		return standbysOf(leader, st.syncStandby, -1)
+	})
+	return leader
+}
+
 // WaitHealthy waits until the cluster is whole again after a fault, and
 // logs how long that took: a leader and a synchronous standby, every member
 // running and streaming from the leader (an old leader rewound and rejoined
@@ -154,7 +178,8 @@ func (h *HA) whole() error {
 }
 
 // standbysOf checks, on the leader itself, that n standbys stream from it
-// and that sync, the one Patroni chose, is synchronous.
+// (any number for n < 0) and that sync, the one Patroni chose, is
+// synchronous.
 func standbysOf(leader *Member, sync string, n int) error {
 	return query(leader.URL(), func(db *sql.DB, ctx context.Context) error {
 		rows, err := db.QueryContext(ctx, "SELECT application_name, state, sync_state FROM pg_stat_replication")
@@ -177,7 +202,7 @@ func standbysOf(leader *Member, sync string, n int) error {
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if len(streaming) != n || !synchronous {
+		if (n >= 0 && len(streaming) != n) || !synchronous {
 			return fmt.Errorf("on %s, streaming: %v; %s synchronous: %t", leader.Name, streaming, sync, synchronous)
 		}
 		return nil
@@ -234,6 +259,9 @@ func (h *HA) waitFor(t testing.TB, limit time.Duration, what string, check func(
 func (h *HA) exited() error {
 	daemons := map[string]*daemon{"etcd": h.etcd, "HAProxy": h.haproxy.daemonOrNil(), "PgBouncer": h.pgbouncer.daemonOrNil()}
 	for _, m := range h.Members {
+		if m.lost {
+			continue
+		}
 		daemons[m.Name+"'s Patroni"] = m.patroni
 	}
 	for name, d := range daemons {
