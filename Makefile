@@ -53,7 +53,7 @@ bench: ## run the Go benchmarks (request path per algorithm, decoder, use case, 
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
 .PHONY: bench-e2e
-bench-e2e: ## load the service side by side with pgbench and a plain SQLite loop, and on PostgreSQL the peer and the floor of ../shared/tools/peer (tools/benche2e, a module of its own); flags in BENCH_E2E_FLAGS (-refs pgbench: without the peer and the floor; -pgbouncer: the PostgreSQL service cells once more through PgBouncer)
+bench-e2e: ## load the service side by side with pgbench and a plain SQLite loop, and on PostgreSQL the peer and the floor of ../shared/tools/peer (tools/benche2e, a module of its own), and draw docs/performance.svg against the targets; flags in BENCH_E2E_FLAGS (-refs pgbench: without the peer and the floor; -pgbouncer: the PostgreSQL service cells once more through PgBouncer)
 	@command -v pgbench >/dev/null 2>&1 || apt-get install -y postgresql-client >/dev/null 2>&1 || \
 		{ echo "bench-e2e needs pgbench: install the PostgreSQL client (postgresql-client)"; exit 1; }
 	@command -v wrk >/dev/null 2>&1 || apt-get install -y wrk >/dev/null 2>&1 || \

@@ -244,13 +244,3 @@ func connectionChurn(ctx context.Context, addr string, from *net.TCPAddr, begun 
 	}
 	wg.Wait()
 }
-
-// heldBy is how many connections the limit counts for the address of from.
-func (l *ConnLimit) heldBy(from *net.TCPAddr) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if use := l.clients[clientOf(from)]; use != nil {
-		return use.open
-	}
-	return 0
-}
