@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jmoiron/sqlx"
 	"github.com/stretchr/testify/require"
 
 	"github.com/plantstore/plantstore/adapters/postgres/pgcluster"
@@ -83,7 +82,9 @@ func TestFailoverUnderPatroni(t *testing.T) {
 			})
 		}
 	}
-	running.Go(func() { burnIDs(load, t, strings.Replace(h.MultiHostURL(), "/postgres?", "/burner?", 1)) })
+	running.Go(func() {
+		pgcluster.BurnTransactionIDs(load, t, strings.Replace(h.MultiHostURL(), "/postgres?", "/burner?", 1))
+	})
 	token := replicas[0].s.token(t, nil)
 	walkers := []*httpFeedWalker{{s: replicas[0].s, token: token}, {s: replicas[2].s, token: token}}
 	for _, w := range walkers {
@@ -161,20 +162,6 @@ func longestGap(replicas []*replica, at time.Time) time.Duration {
 		longest = max(longest, r.ledger.gapSince(at))
 	}
 	return longest
-}
-
-// burnIDs hands out transaction ids on the database at url until ctx ends,
-// in transactions that write nothing: a crash of the server loses them.
-func burnIDs(ctx context.Context, t *testing.T, url string) {
-	db, err := sqlx.Open("postgres", url)
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	defer db.Close()
-	for ctx.Err() == nil {
-		_, _ = db.ExecContext(ctx, "SELECT pg_current_xact_id()")
-	}
 }
 
 // A write the standbys never confirmed is never shown, under Patroni as by

@@ -242,7 +242,7 @@ func failover(t *testing.T, c *pgcluster.Cluster, outage func(*ledger), recover 
 	require.NoError(t, err)
 	burning, stopBurning := context.WithCancel(context.Background())
 	burnt := make(chan struct{})
-	go func() { defer close(burnt); burnTransactionIDs(burning, t, c.Primary.URLOf("burner")) }()
+	go func() { defer close(burnt); pgcluster.BurnTransactionIDs(burning, t, c.Primary.URLOf("burner")) }()
 	failoverOf(t, openOn(t, c.URL(), postgres.PoolerNone), func(l *ledger) { outage(l); stopBurning(); <-burnt }, recover)
 }
 

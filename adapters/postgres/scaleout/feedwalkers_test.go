@@ -2,7 +2,6 @@ package scaleout
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -140,20 +139,4 @@ func firstDifference(read, truth []string) string {
 		}
 	}
 	return "one is the start of the other"
-}
-
-// burnTransactionIDs hands out transaction ids on another database of the
-// server at url until ctx ends, in transactions that write nothing the
-// standby is sent until the WAL is next flushed: a crash loses them, and a
-// promoted standby hands the same ids out again.
-func burnTransactionIDs(ctx context.Context, t *testing.T, url string) {
-	db, err := sql.Open("postgres", url)
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	defer db.Close()
-	for ctx.Err() == nil {
-		_, _ = db.ExecContext(ctx, "SELECT pg_current_xact_id()")
-	}
 }
