@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plantstore/plantstore/docs/codegentest"
 )
 
 // The committed client is what the pinned generator makes of the document
@@ -22,24 +24,11 @@ func TestClientMatchesTheDocument(t *testing.T) {
 		t.Skip("builds the client generator")
 	}
 	pkg, args := generateLine(t)
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatal("the go command is needed to build the generator")
-	}
-	bin := t.TempDir()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	install := exec.CommandContext(ctx, goTool, "install", pkg)
-	install.Env = append(os.Environ(), "GOBIN="+bin)
-	if out, err := install.CombinedOutput(); err != nil {
-		msg := "go install " + pkg + ": " + err.Error() + ": " + strings.TrimSpace(string(out))
-		if os.Getenv("CI") != "true" {
-			t.Skip("the client generator cannot be fetched: " + strings.SplitN(msg, "\n", 2)[0])
-		}
-		t.Fatal(msg)
-	}
+	oapiCodegen := codegentest.Build(ctx, t, pkg)
 	out := filepath.Join(t.TempDir(), "client.gen.go")
-	gen := exec.CommandContext(ctx, filepath.Join(bin, "oapi-codegen"), withOutput(t, args, out)...)
+	gen := exec.CommandContext(ctx, oapiCodegen, withOutput(t, args, out)...)
 	if b, err := gen.CombinedOutput(); err != nil {
 		t.Fatalf("oapi-codegen %s: %v\n%s", strings.Join(args, " "), err, b)
 	}
