@@ -25,8 +25,8 @@ import (
 // sure a confirmation covers every loss counted until the batch ended: a
 // commit of its own that the synchronous standby must acknowledge, which
 // it does only once it has every commit before it. Until then the batch's
-// answers are ErrUnavailable. While nothing is lost, a batch pays four
-// atomic loads and no lock.
+// answers are ErrUnavailable. While nothing is lost, a batch pays a timer
+// and four atomic loads, and takes none of the store's locks.
 
 // confirmStatement writes the one row of store_confirmations: WAL whose
 // commit the synchronous standby must acknowledge.
